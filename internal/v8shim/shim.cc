@@ -1,0 +1,162 @@
+// Header-free declarations of the few long-stable V8 entry points the shim
+// uses. They must match the V8 in v8go's static library (10.9 on
+// linux/amd64); the tests in this package fail if they do not.
+#include <cstddef>
+#include <cstdint>
+
+#include "shim.h"
+
+namespace v8 {
+class Isolate;
+class Context;
+class Value;
+class Object;
+class Promise;
+class String;
+class Function;
+
+template <class T>
+class Local {
+ public:
+  T* val_;
+  T* operator->() const { return val_; }
+  bool IsEmpty() const { return val_ == nullptr; }
+};
+
+template <class T>
+class MaybeLocal {
+ public:
+  T* val_;
+};
+
+enum PromiseRejectEvent {
+  kPromiseRejectWithNoHandler = 0,
+  kPromiseHandlerAddedAfterReject = 1,
+  kPromiseRejectAfterResolved = 2,
+  kPromiseResolveAfterResolved = 3,
+};
+
+class PromiseRejectMessage {
+ public:
+  Local<Promise> promise_;
+  PromiseRejectEvent event_;
+  Local<Value> value_;
+};
+
+typedef void (*PromiseRejectCallback)(PromiseRejectMessage message);
+typedef size_t (*NearHeapLimitCallback)(void* data, size_t current_heap_limit,
+                                        size_t initial_heap_limit);
+
+enum class NewStringType { kNormal, kInternalized };
+
+class Isolate {
+ public:
+  void SetPromiseRejectCallback(PromiseRejectCallback callback);
+  Local<Context> GetCurrentContext();
+  void TerminateExecution();
+  void CancelTerminateExecution();
+  void AddNearHeapLimitCallback(NearHeapLimitCallback callback, void* data);
+  void RemoveNearHeapLimitCallback(NearHeapLimitCallback callback,
+                                   size_t heap_limit);
+};
+
+class Context {
+ public:
+  Local<Object> Global();
+};
+
+class Value {
+ public:
+  bool IsFunction() const;
+};
+
+class Object : public Value {
+ public:
+  MaybeLocal<Value> Get(Local<Context> context, Local<Value> key);
+};
+
+class String : public Value {
+ public:
+  static MaybeLocal<String> NewFromUtf8(Isolate* isolate, const char* data,
+                                        NewStringType type, int length);
+};
+
+class Function : public Object {
+ public:
+  MaybeLocal<Value> Call(Local<Context> context, Local<Value> recv, int argc,
+                         Local<Value> argv[]);
+};
+}  // namespace v8
+
+namespace {
+
+thread_local v8::Isolate* current_isolate = nullptr;
+
+void OnPromiseReject(v8::PromiseRejectMessage msg) {
+  int handled;
+  switch (msg.event_) {
+    case v8::kPromiseRejectWithNoHandler:
+      handled = 0;
+      break;
+    case v8::kPromiseHandlerAddedAfterReject:
+      handled = 1;
+      break;
+    default:
+      return;
+  }
+  v8::Isolate* iso = current_isolate;
+  if (iso == nullptr) return;
+  v8::Local<v8::Context> ctx = iso->GetCurrentContext();
+  if (ctx.IsEmpty()) return;
+  v8::MaybeLocal<v8::String> key = v8::String::NewFromUtf8(
+      iso, CM_REJECT_HOOK, v8::NewStringType::kNormal, -1);
+  if (key.val_ == nullptr) return;
+  v8::MaybeLocal<v8::Value> hook =
+      ctx->Global()->Get(ctx, v8::Local<v8::Value>{(v8::Value*)key.val_});
+  if (hook.val_ == nullptr || !hook.val_->IsFunction()) return;
+  v8::Local<v8::Value> args[3];
+  args[0] = v8::Local<v8::Value>{(v8::Value*)msg.promise_.val_};
+  args[1] = msg.value_;
+  if (args[1].IsEmpty()) args[1] = args[0];
+  // A boolean would need more API; pass the promise itself again when the
+  // handler was added later, and the reason otherwise. The hook tells the
+  // two cases apart by arity of a third argument: see prelude.js.
+  v8::Local<v8::Function> fn{(v8::Function*)hook.val_};
+  if (handled) {
+    fn->Call(ctx, args[0], 1, args);
+  } else {
+    fn->Call(ctx, args[0], 2, args);
+  }
+}
+
+size_t OnNearHeapLimit(void* data, size_t current, size_t initial) {
+  auto* state = static_cast<cm_heap_state*>(data);
+  state->hits++;
+  reinterpret_cast<v8::Isolate*>(state->isolate)->TerminateExecution();
+  return current + state->headroom;
+}
+
+}  // namespace
+
+extern "C" {
+
+void cm_track_rejections(void* isolate) {
+  current_isolate = static_cast<v8::Isolate*>(isolate);
+  static_cast<v8::Isolate*>(isolate)->SetPromiseRejectCallback(OnPromiseReject);
+}
+
+void cm_heap_guard_add(cm_heap_state* state) {
+  static_cast<v8::Isolate*>(state->isolate)
+      ->AddNearHeapLimitCallback(OnNearHeapLimit, state);
+}
+
+void cm_heap_guard_remove(cm_heap_state* state, size_t limit) {
+  static_cast<v8::Isolate*>(state->isolate)
+      ->RemoveNearHeapLimitCallback(OnNearHeapLimit, limit);
+}
+
+void cm_cancel_terminate(void* isolate) {
+  static_cast<v8::Isolate*>(isolate)->CancelTerminateExecution();
+}
+
+}  // extern "C"

@@ -1,0 +1,85 @@
+// Package v8shim reaches the few V8 features that rogchap.com/v8go v0.9.0
+// does not expose: promise-rejection tracking and the near-heap-limit guard.
+//
+// It declares only long-stable V8 entry points by hand (no V8 headers are
+// needed) and links against v8go's static library. Every function here must
+// be called on the goroutine that owns the isolate (the loop goroutine),
+// which must be locked to its OS thread.
+package v8shim
+
+// #cgo CXXFLAGS: -std=c++17 -fno-rtti -fPIC -O2
+// #include <stdlib.h>
+// #include "shim.h"
+import "C"
+
+import (
+	"reflect"
+	"unsafe"
+
+	v8 "rogchap.com/v8go"
+)
+
+// RejectHook is the global property the rejection tracker calls:
+// hook(promise, reason) when a promise is rejected with no handler, and
+// hook(promise) when a handler is added to it later.
+const RejectHook = C.CM_REJECT_HOOK
+
+// isolatePtr returns the v8::Isolate* inside a v8go Isolate. v8go keeps it
+// in the first field; init checks that the layout is what we expect.
+func isolatePtr(iso *v8.Isolate) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(iso))
+}
+
+func init() {
+	t := reflect.TypeOf(v8.Isolate{})
+	f := t.Field(0)
+	if f.Name != "ptr" || f.Offset != 0 || f.Type.Kind() != reflect.Pointer {
+		panic("v8shim: rogchap.com/v8go changed the layout of Isolate; the shim needs updating")
+	}
+}
+
+// TrackRejections makes iso call the RejectHook global of the current
+// context on unhandled rejections. Loop only.
+func TrackRejections(iso *v8.Isolate) {
+	C.cm_track_rejections(isolatePtr(iso))
+}
+
+// CancelTerminate clears a pending TerminateExecution. Loop only.
+func CancelTerminate(iso *v8.Isolate) {
+	C.cm_cancel_terminate(isolatePtr(iso))
+}
+
+// HeapGuard turns V8's near-heap-limit event into TerminateExecution, and
+// counts how often it fired, so a heap bomb ends the script instead of the
+// process.
+type HeapGuard struct {
+	state *C.cm_heap_state
+	limit uint64
+}
+
+// NewHeapGuard installs a guard on iso that grants headroom bytes each time
+// the heap nears its limit (initialLimit is the isolate's heap size limit,
+// restored by Reset). Loop only.
+func NewHeapGuard(iso *v8.Isolate, headroom, initialLimit uint64) *HeapGuard {
+	st := (*C.cm_heap_state)(C.calloc(1, C.size_t(unsafe.Sizeof(C.cm_heap_state{}))))
+	st.isolate = isolatePtr(iso)
+	st.headroom = C.size_t(headroom)
+	C.cm_heap_guard_add(st)
+	return &HeapGuard{state: st, limit: initialLimit}
+}
+
+// Hits is how many times the guard fired since it was installed. Loop only.
+func (g *HeapGuard) Hits() uint64 { return uint64(g.state.hits) }
+
+// Reset restores the initial heap limit and re-arms the guard. Loop only.
+func (g *HeapGuard) Reset() {
+	C.cm_heap_guard_remove(g.state, C.size_t(g.limit))
+	C.cm_heap_guard_add(g.state)
+}
+
+// Free removes the guard. Call it before disposing the isolate. Loop only.
+func (g *HeapGuard) Free() {
+	C.cm_heap_guard_remove(g.state, C.size_t(g.limit))
+	C.free(unsafe.Pointer(g.state))
+	g.state = nil
+}

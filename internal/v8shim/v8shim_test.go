@@ -1,0 +1,34 @@
+package v8shim
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	v8 "rogchap.com/v8go"
+)
+
+func TestTrackRejectionsCallsHook(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	iso := v8.NewIsolate()
+	defer iso.Dispose()
+	TrackRejections(iso)
+	ctx := v8.NewContext(iso)
+	defer ctx.Close()
+	_, err := ctx.RunScript(`
+		var seen = [];
+		globalThis.`+RejectHook+` = function(p, r) { seen.push(arguments.length === 2 ? 'unhandled:' + r.message : 'handled'); };
+		Promise.reject(new Error('a'));
+		var late = Promise.reject(new Error('b'));
+		(async () => { throw new Error('c') })();
+	`, "t.js")
+	require.NoError(t, err)
+	ctx.PerformMicrotaskCheckpoint()
+	_, err = ctx.RunScript(`late.catch(() => {})`, "t2.js")
+	require.NoError(t, err)
+	ctx.PerformMicrotaskCheckpoint()
+	v, err := ctx.RunScript(`seen.join(',')`, "t3.js")
+	require.NoError(t, err)
+	require.Equal(t, "unhandled:a,unhandled:b,unhandled:c,handled", v.String())
+}

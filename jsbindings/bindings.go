@@ -1,0 +1,250 @@
+// Package jsbindings installs everything a script sees in its global scope:
+// tools.<ident>(), ALL_TOOLS, console, text, timers, exit and ToolError.
+//
+// The JS half lives in prelude.js; the Go half is a handful of host
+// functions created once per isolate. Every function in this package must
+// be called on the goroutine that owns the isolate (the loop goroutine).
+package jsbindings
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+
+	v8 "rogchap.com/v8go"
+
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+//go:embed prelude.js
+var preludeSource string
+
+// PreludeOrigin is the script name prelude frames carry in stack traces.
+const PreludeOrigin = "codemode:prelude.js"
+
+// Host is the runtime side of the bindings: what a cell does when the
+// script calls a helper. Every method is called on the loop goroutine,
+// from inside a JS→Go callback, and must not block.
+type Host interface {
+	// CallTool starts call of the tool at index (in the cell's tool table)
+	// with input as JSON text, and returns the promise the script awaits.
+	CallTool(index int, input string) (*v8.Value, error)
+	// Output records one output item.
+	Output(item protocol.Item)
+	// SetTimer arms timer id to fire after delayMS; a negative delay
+	// cancels it.
+	SetTimer(id int, delayMS float64)
+	// Exit ends the cell successfully; the script must not run on.
+	Exit()
+	// Unhandled reports how many rejected promises have no handler now.
+	Unhandled(count int)
+}
+
+// Globals holds the per-isolate templates. Create one per isolate with New
+// and use it for every context of that isolate, one cell at a time.
+type Globals struct {
+	iso  *v8.Isolate
+	tmpl *v8.ObjectTemplate
+	host Host
+}
+
+// New creates the host function templates on iso. Loop only.
+func New(iso *v8.Isolate) (*Globals, error) {
+	g := &Globals{iso: iso, tmpl: v8.NewObjectTemplate(iso)}
+	fns := map[string]func(args []*v8.Value) (*v8.Value, error){
+		"__cm_call":      g.call,
+		"__cm_out":       g.out,
+		"__cm_timer":     g.timer,
+		"__cm_exit":      g.exit,
+		"__cm_unhandled": g.unhandled,
+	}
+	for name, fn := range fns {
+		if err := g.tmpl.Set(name, v8.NewFunctionTemplate(iso, g.guard(name, fn))); err != nil {
+			return nil, fmt.Errorf("jsbindings: install %s: %w", name, err)
+		}
+	}
+	return g, nil
+}
+
+// ToolEntry is one row of the tool table a context is given.
+type ToolEntry struct {
+	Ident       string `json:"ident"`
+	Qualified   string `json:"qualified"`
+	Kind        string `json:"kind"`
+	Description string `json:"description"`
+	Declaration string `json:"declaration"`
+}
+
+// Context is a fresh V8 context with the bindings installed.
+type Context struct {
+	*v8.Context
+	internals *v8.Object
+}
+
+// NewContext creates a context whose callbacks go to host and binds tools.
+// Close it (Context.Close) before starting the next one. Loop only.
+func (g *Globals) NewContext(host Host, tools []ToolEntry) (*Context, error) {
+	g.host = host
+	ctx := v8.NewContext(g.iso, g.tmpl)
+	val, err := ctx.RunScript(preludeSource, PreludeOrigin)
+	if err != nil {
+		ctx.Close()
+		return nil, fmt.Errorf("jsbindings: prelude failed: %w", err)
+	}
+	internals, err := val.AsObject()
+	if err != nil {
+		ctx.Close()
+		return nil, fmt.Errorf("jsbindings: prelude returned %s, not an object", val.DetailString())
+	}
+	table, err := json.Marshal(tools)
+	if err != nil {
+		ctx.Close()
+		return nil, fmt.Errorf("jsbindings: encode tool table: %w", err)
+	}
+	tv, err := v8.JSONParse(ctx, string(table))
+	if err != nil {
+		ctx.Close()
+		return nil, fmt.Errorf("jsbindings: parse tool table: %w", err)
+	}
+	if _, err := internals.MethodCall("install", tv); err != nil {
+		ctx.Close()
+		return nil, fmt.Errorf("jsbindings: install tools: %w", err)
+	}
+	tv.Release()
+	return &Context{Context: ctx, internals: internals}, nil
+}
+
+// Close closes the context and drops the host. Loop only.
+func (c *Context) Close() {
+	c.Context.Close()
+}
+
+// FireTimer runs timer id's callback. An error is the callback's exception.
+func (c *Context) FireTimer(id int) error {
+	_, err := c.internals.MethodCall("fireTimer", c.number(id))
+	return err
+}
+
+// Describe returns the name, message and stack of a thrown value.
+func (c *Context) Describe(v *v8.Value) (protocol.ErrorInfo, error) {
+	s, err := c.internals.MethodCall("describe", v)
+	if err != nil {
+		return protocol.ErrorInfo{}, err
+	}
+	defer s.Release()
+	var info protocol.ErrorInfo
+	if err := json.Unmarshal([]byte(s.String()), &info); err != nil {
+		return protocol.ErrorInfo{}, fmt.Errorf("jsbindings: describe returned bad JSON: %w", err)
+	}
+	return info, nil
+}
+
+// FirstUnhandled describes the first rejection that has no handler.
+func (c *Context) FirstUnhandled() (protocol.ErrorInfo, bool, error) {
+	s, err := c.internals.MethodCall("firstUnhandled")
+	if err != nil {
+		return protocol.ErrorInfo{}, false, err
+	}
+	defer s.Release()
+	if s.IsUndefined() {
+		return protocol.ErrorInfo{}, false, nil
+	}
+	var info protocol.ErrorInfo
+	if err := json.Unmarshal([]byte(s.String()), &info); err != nil {
+		return protocol.ErrorInfo{}, false, fmt.Errorf("jsbindings: describe returned bad JSON: %w", err)
+	}
+	return info, true, nil
+}
+
+// Result formats the script's return value: ok is false for undefined.
+func (c *Context) Result(v *v8.Value) (text string, ok bool, err error) {
+	s, err := c.internals.MethodCall("result", v)
+	if err != nil {
+		return "", false, err
+	}
+	defer s.Release()
+	if s.IsUndefined() {
+		return "", false, nil
+	}
+	return s.String(), true, nil
+}
+
+func (c *Context) number(n int) *v8.Value {
+	v, _ := v8.JSONParse(c.Context, fmt.Sprint(n))
+	return v
+}
+
+// guard wraps a host function: it releases the callback's handles, turns
+// errors into exceptions and recovers panics, which must never unwind
+// through V8's frames.
+func (g *Globals) guard(name string, fn func(args []*v8.Value) (*v8.Value, error)) v8.FunctionCallback {
+	return func(info *v8.FunctionCallbackInfo) (ret *v8.Value) {
+		defer func() {
+			if r := recover(); r != nil {
+				ret = g.throw(fmt.Sprintf("%s: internal error: %v", name, r))
+			}
+		}()
+		args := info.Args()
+		v, err := fn(args)
+		info.Release()
+		if err != nil {
+			return g.throw(err.Error())
+		}
+		return v
+	}
+}
+
+// throw raises a string exception; the prelude turns it into a TypeError
+// where a script can see it.
+func (g *Globals) throw(msg string) *v8.Value {
+	v, err := v8.NewValue(g.iso, msg)
+	if err != nil {
+		return nil
+	}
+	return g.iso.ThrowException(v)
+}
+
+func (g *Globals) call(args []*v8.Value) (*v8.Value, error) {
+	if len(args) != 2 {
+		return nil, fmt.Errorf("__cm_call expects 2 arguments")
+	}
+	return g.host.CallTool(int(args[0].Int32()), args[1].String())
+}
+
+func (g *Globals) out(args []*v8.Value) (*v8.Value, error) {
+	if len(args) < 3 {
+		return nil, fmt.Errorf("__cm_out expects 3 or 4 arguments")
+	}
+	item := protocol.Item{Type: args[0].String(), Level: args[1].String()}
+	if item.Type == protocol.ItemImage {
+		item.ImageURL = args[2].String()
+		if len(args) > 3 {
+			item.Detail = args[3].String()
+		}
+	} else {
+		item.Text = args[2].String()
+	}
+	g.host.Output(item)
+	return nil, nil
+}
+
+func (g *Globals) timer(args []*v8.Value) (*v8.Value, error) {
+	if len(args) != 2 {
+		return nil, fmt.Errorf("__cm_timer expects 2 arguments")
+	}
+	g.host.SetTimer(int(args[0].Int32()), args[1].Number())
+	return nil, nil
+}
+
+func (g *Globals) exit(args []*v8.Value) (*v8.Value, error) {
+	g.host.Exit()
+	return nil, nil
+}
+
+func (g *Globals) unhandled(args []*v8.Value) (*v8.Value, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("__cm_unhandled expects 1 argument")
+	}
+	g.host.Unhandled(int(args[0].Int32()))
+	return nil, nil
+}

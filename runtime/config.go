@@ -1,0 +1,121 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+// Config configures a Runtime. The zero value is ready to use.
+type Config struct {
+	// IdleIsolates is how many idle isolates are kept warm for the next
+	// cells. Default 2.
+	IdleIsolates int
+	// CellsPerIsolate is how many cells an isolate runs before it is
+	// disposed and replaced, which bounds what closed contexts can pile
+	// up. Default 256.
+	CellsPerIsolate int
+	// Prewarm is how many isolates New creates before it returns, so the
+	// first cell does not pay for one. Default 1; negative means none.
+	Prewarm int
+	// Logger receives diagnostics. Default: discard.
+	Logger hclog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.IdleIsolates <= 0 {
+		c.IdleIsolates = 2
+	}
+	if c.CellsPerIsolate <= 0 {
+		c.CellsPerIsolate = 256
+	}
+	if c.Prewarm == 0 {
+		c.Prewarm = 1
+	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	return c
+}
+
+// Limits bound one cell. Zero fields take the defaults below.
+type Limits struct {
+	// WallTime stops the cell as timed_out when it runs longer. Default 60s.
+	WallTime time.Duration
+	// MaxOutputBytes caps the text and image data a cell may emit; the
+	// rest is dropped and the result says how much. Default 1 MiB.
+	MaxOutputBytes int
+	// MaxSourceBytes refuses larger sources. Default 1 MiB.
+	MaxSourceBytes int
+}
+
+// Default limits.
+const (
+	DefaultWallTime       = 60 * time.Second
+	DefaultMaxOutputBytes = 1 << 20
+	DefaultMaxSourceBytes = 1 << 20
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.WallTime <= 0 {
+		l.WallTime = DefaultWallTime
+	}
+	if l.MaxOutputBytes <= 0 {
+		l.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	if l.MaxSourceBytes <= 0 {
+		l.MaxSourceBytes = DefaultMaxSourceBytes
+	}
+	return l
+}
+
+// ToolCaller executes the tool calls a cell makes: in the host it sends
+// them to the parent; in tests and `run` it may answer directly. CallTool
+// is called on its own goroutine for every call, many at once; ctx is
+// cancelled when the cell ends or is terminated. The result is JSON text;
+// a *protocol.ToolError keeps its code, other errors become tool_failed.
+type ToolCaller interface {
+	CallTool(ctx context.Context, call protocol.ToolCall) (json.RawMessage, error)
+}
+
+// CellRequest is one cell to run.
+type CellRequest struct {
+	// ID names the cell in tool calls and results. Default "cell-<n>".
+	ID string
+	// SessionID is copied into every tool call.
+	SessionID string
+	// Source is the JavaScript to run. Top-level await and return work.
+	Source string
+	// Origin is the script name in stack traces. Default "script.js".
+	Origin string
+	// Tools are bound as tools.<ident>; identifiers are normalised and the
+	// first tool to claim one wins. Only direct, deferred and code_mode_only
+	// tools are bound.
+	Tools []protocol.ToolDef
+	// Caller executes tool calls. Required when Tools is not empty.
+	Caller ToolCaller
+	// Limits bound the cell.
+	Limits Limits
+	// OnItem, when set, sees each output item as it is made, on the loop
+	// goroutine. It must not block.
+	OnItem func(protocol.Item)
+}
+
+// Result is how a cell ended.
+type Result struct {
+	// CellID is the cell's ID.
+	CellID string
+	// Status is completed, failed, terminated, timed_out or out_of_memory.
+	Status protocol.Status
+	// Items is the output in the order the script made it; a non-undefined
+	// return value is last.
+	Items []protocol.Item
+	// Error says why the cell did not complete; nil when it did.
+	Error *protocol.ErrorInfo
+	// Stats measure the cell.
+	Stats protocol.Stats
+}

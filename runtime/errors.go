@@ -1,0 +1,82 @@
+package runtime
+
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+// ErrClosed is returned by Start after Close.
+var ErrClosed = errors.New("runtime: closed")
+
+// wrapPrefix opens the async function the user's source runs in. It shares
+// the first line with the source, so line numbers need no mapping and only
+// columns on line 1 shift by its length.
+const (
+	wrapPrefix = "(async () => {"
+	wrapSuffix = "\n})()"
+)
+
+func wrap(source string) string {
+	return wrapPrefix + source + wrapSuffix
+}
+
+// position maps a line and column in the wrapped script to the user's source.
+func position(line, col int) (int, int) {
+	if line == 1 && col > len(wrapPrefix) {
+		col -= len(wrapPrefix)
+	}
+	return line, col
+}
+
+// frameRE finds "<origin>:<line>:<col>" in a stack frame or location.
+func frameRE(origin string) *regexp.Regexp {
+	return regexp.MustCompile(regexp.QuoteMeta(origin) + `:(\d+):(\d+)`)
+}
+
+// locate fills in e.Line and e.Column from the first stack frame in the
+// user's script and rewrites positions in the stack to the user's source.
+func locate(e *protocol.ErrorInfo, origin string, extra ...string) {
+	re := frameRE(origin)
+	fix := func(s string) string {
+		return re.ReplaceAllStringFunc(s, func(m string) string {
+			sub := re.FindStringSubmatch(m)
+			l, _ := strconv.Atoi(sub[1])
+			c, _ := strconv.Atoi(sub[2])
+			l, c = position(l, c)
+			return origin + ":" + strconv.Itoa(l) + ":" + strconv.Itoa(c)
+		})
+	}
+	for _, s := range append([]string{e.Stack}, extra...) {
+		if sub := re.FindStringSubmatch(s); sub != nil {
+			l, _ := strconv.Atoi(sub[1])
+			c, _ := strconv.Atoi(sub[2])
+			e.Line, e.Column = position(l, c)
+			break
+		}
+	}
+	e.Stack = fix(e.Stack)
+}
+
+// splitName splits "SyntaxError: Unexpected token" into its name and message.
+func splitName(msg string) (string, string) {
+	name, rest, ok := strings.Cut(msg, ": ")
+	if !ok || strings.ContainsAny(name, " \n") {
+		return "Error", msg
+	}
+	return name, rest
+}
+
+// nulPosition returns the 1-based line and column of the first NUL byte.
+func nulPosition(source string) (int, int, bool) {
+	i := strings.IndexByte(source, 0)
+	if i < 0 {
+		return 0, 0, false
+	}
+	line := strings.Count(source[:i], "\n") + 1
+	col := i - strings.LastIndexByte(source[:i], '\n')
+	return line, col, true
+}

@@ -1,0 +1,42 @@
+package runtime
+
+import "sync"
+
+// mailbox is an unbounded queue of work for a loop goroutine. Posting never
+// blocks: a script can start ten thousand tool calls before the loop gets to
+// drain a single result, and a bounded queue would deadlock there.
+type mailbox struct {
+	mu     sync.Mutex
+	items  []func()
+	signal chan struct{}
+}
+
+func newMailbox() *mailbox {
+	return &mailbox{signal: make(chan struct{}, 1)}
+}
+
+// post queues f to run on the loop goroutine. Safe from any goroutine.
+func (m *mailbox) post(f func()) {
+	m.mu.Lock()
+	m.items = append(m.items, f)
+	m.mu.Unlock()
+	m.wake()
+}
+
+// wake nudges the loop without queueing work. Safe from any goroutine.
+func (m *mailbox) wake() {
+	select {
+	case m.signal <- struct{}{}:
+	default:
+	}
+}
+
+// take swaps the queued work into buf (reusing its storage) and returns it.
+// Loop only.
+func (m *mailbox) take(buf []func()) []func() {
+	m.mu.Lock()
+	items := m.items
+	m.items = buf[:0]
+	m.mu.Unlock()
+	return items
+}

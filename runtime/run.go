@@ -1,0 +1,448 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	v8 "rogchap.com/v8go"
+
+	"github.com/codemode-host/codemode-host/internal/tsdecl"
+	"github.com/codemode-host/codemode-host/internal/v8shim"
+	"github.com/codemode-host/codemode-host/jsbindings"
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+// cellRun is the loop-only state of one cell on its worker. It implements
+// jsbindings.Host.
+type cellRun struct {
+	c     *Cell
+	w     *worker
+	ctx   *jsbindings.Context
+	tools []protocol.ToolDef
+
+	callCtx    context.Context // cancelled when the cell ends
+	cancelCall context.CancelFunc
+
+	pending  map[uint64]*pendingCall
+	nextCall uint64
+	timers   timerQueue
+
+	items     []protocol.Item
+	outBytes  int
+	dropped   int // items dropped over the output cap
+	droppedB  int // bytes dropped over the output cap
+	unhandled int
+	heapPeak  uint64
+}
+
+type pendingCall struct {
+	resolver *v8.PromiseResolver
+	promise  *v8.Promise
+}
+
+// run runs c to the end and reports whether the isolate can be reused.
+func (w *worker) run(c *Cell) (reusable bool) {
+	start := time.Now()
+	cpu0 := threadCPU()
+	callCtx, cancel := context.WithCancel(context.Background())
+	r := &cellRun{c: c, w: w, callCtx: callCtx, cancelCall: cancel, pending: map[uint64]*pendingCall{}}
+	res := r.execute()
+	cancel()
+	if r.ctx != nil {
+		r.ctx.Close()
+	}
+	res.CellID = c.id
+	res.Stats.WallMS = float64(time.Since(start).Microseconds()) / 1000
+	res.Stats.CPUMS = float64((threadCPU() - cpu0).Microseconds()) / 1000
+	res.Stats.HeapPeak = r.heapPeak
+	res.Stats.ToolCalls = int(r.nextCall)
+	stop := c.stopped()
+	c.finish(res)
+	if stop != nil {
+		// A halted isolate may still carry a pending termination, or have
+		// been stopped inside a builtin: start the next cell on a new one.
+		return stop.status == protocol.StatusCompleted && r.cancelTerminate()
+	}
+	return true
+}
+
+func (r *cellRun) cancelTerminate() bool {
+	v8shim.CancelTerminate(r.w.iso)
+	return true
+}
+
+// execute runs the source and drives the event loop until the cell ends.
+func (r *cellRun) execute() Result {
+	c := r.c
+	if line, col, ok := nulPosition(c.req.Source); ok {
+		return r.failed(&protocol.ErrorInfo{Name: "SyntaxError",
+			Message: fmt.Sprintf("the source contains a NUL byte at line %d, column %d; remove it", line, col),
+			Line:    line, Column: col})
+	}
+	if n := len(c.req.Source); n > c.req.Limits.MaxSourceBytes {
+		return r.failed(&protocol.ErrorInfo{Name: "RangeError",
+			Message: fmt.Sprintf("the source is %d bytes; the limit is %d", n, c.req.Limits.MaxSourceBytes)})
+	}
+	r.tools, _ = bindable(c.req.Tools)
+	ctx, err := r.w.globals.NewContext(r, toolEntries(r.tools))
+	if err != nil {
+		return internalFailure(c, err)
+	}
+	r.ctx = ctx
+	c.attach(r.w.iso)
+	timeout := time.AfterFunc(c.req.Limits.WallTime, func() {
+		c.halt(protocol.StatusTimedOut, &protocol.ErrorInfo{Name: "TimeoutError",
+			Message: fmt.Sprintf("the script ran longer than its wall-time limit of %s and was stopped", c.req.Limits.WallTime)})
+	})
+	defer timeout.Stop()
+
+	val, err := ctx.RunScript(wrap(c.req.Source), c.req.Origin)
+	if stop := c.stopped(); stop != nil {
+		return r.halted(stop)
+	}
+	if err != nil {
+		return r.failed(r.scriptError(err))
+	}
+	main, err := val.AsPromise()
+	if err != nil {
+		return internalFailure(c, fmt.Errorf("runtime: the wrapped script returned %s, not a promise", val.DetailString()))
+	}
+	return r.loop(main)
+}
+
+// loop delivers tool results and timers until the top-level code settles.
+func (r *cellRun) loop(main *v8.Promise) Result {
+	var buf []func()
+	var clock *time.Timer
+	defer func() {
+		if clock != nil {
+			clock.Stop()
+		}
+	}()
+	for {
+		r.ctx.PerformMicrotaskCheckpoint()
+		r.sampleHeap()
+		if stop := r.c.stopped(); stop != nil {
+			return r.halted(stop)
+		}
+		switch main.State() {
+		case v8.Rejected:
+			return r.failed(r.describe(main.Result()))
+		case v8.Fulfilled:
+			if r.unhandled > 0 {
+				return r.failUnhandled()
+			}
+			return r.completed(main.Result())
+		}
+		if r.unhandled > 0 {
+			return r.failUnhandled()
+		}
+		due, hasTimer := r.timers.next()
+		if len(r.pending) == 0 && !hasTimer {
+			return r.failed(&protocol.ErrorInfo{Name: "DeadlockError",
+				Message: "the script is awaiting a promise that nothing can settle: no tool call or timer is pending"})
+		}
+		var tick <-chan time.Time
+		if hasTimer {
+			d := time.Until(due)
+			if clock == nil {
+				clock = time.NewTimer(d)
+			} else {
+				clock.Reset(d)
+			}
+			tick = clock.C
+		}
+		select {
+		case <-r.c.mb.signal:
+		case <-tick:
+		}
+		if clock != nil && !clock.Stop() {
+			select {
+			case <-clock.C:
+			default:
+			}
+		}
+		buf = r.c.mb.take(buf)
+		for i, f := range buf {
+			f()
+			buf[i] = nil
+		}
+		if err := r.fireTimers(); err != nil {
+			if stop := r.c.stopped(); stop != nil {
+				return r.halted(stop)
+			}
+			return r.failed(r.scriptError(err))
+		}
+	}
+}
+
+// fireTimers runs every due timer, each followed by a microtask checkpoint.
+func (r *cellRun) fireTimers() error {
+	now := time.Now()
+	for {
+		id, ok := r.timers.popDue(now)
+		if !ok {
+			return nil
+		}
+		if err := r.ctx.FireTimer(id); err != nil {
+			return err
+		}
+		r.ctx.PerformMicrotaskCheckpoint()
+		if r.c.stopped() != nil {
+			return nil
+		}
+	}
+}
+
+func (r *cellRun) sampleHeap() {
+	if used := r.w.iso.GetHeapStatistics().UsedHeapSize; used > r.heapPeak {
+		r.heapPeak = used
+	}
+}
+
+// CallTool implements jsbindings.Host.
+func (r *cellRun) CallTool(index int, input string) (*v8.Value, error) {
+	if index < 0 || index >= len(r.tools) {
+		return nil, fmt.Errorf("no tool at index %d", index)
+	}
+	def := r.tools[index]
+	resolver, err := v8.NewPromiseResolver(r.ctx.Context)
+	if err != nil {
+		return nil, err
+	}
+	r.nextCall++
+	id := r.nextCall
+	p := resolver.GetPromise()
+	r.pending[id] = &pendingCall{resolver: resolver, promise: p}
+	call := protocol.ToolCall{
+		SessionID: r.c.req.SessionID,
+		CellID:    r.c.id,
+		CallID:    id,
+		Namespace: def.Namespace,
+		Name:      def.Name,
+		Kind:      kindOf(def),
+		Input:     json.RawMessage(input),
+	}
+	caller, mb, ctx := r.c.req.Caller, r.c.mb, r.callCtx
+	go func() {
+		value, err := callSafely(ctx, caller, call)
+		mb.post(func() { r.settle(id, value, err) })
+	}()
+	return p.Value, nil
+}
+
+// callSafely calls the tool and turns a panic into an error.
+func callSafely(ctx context.Context, caller ToolCaller, call protocol.ToolCall) (v json.RawMessage, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &protocol.ToolError{Code: protocol.CodeInternal, Message: fmt.Sprintf("the tool caller panicked: %v", p)}
+		}
+	}()
+	return caller.CallTool(ctx, call)
+}
+
+// settle resolves or rejects call id's promise. Loop only.
+func (r *cellRun) settle(id uint64, value json.RawMessage, err error) {
+	pc, ok := r.pending[id]
+	if !ok {
+		return
+	}
+	delete(r.pending, id)
+	defer pc.promise.Value.Release()
+	defer pc.resolver.Value.Release()
+	if err == nil {
+		text := string(value)
+		if len(value) == 0 {
+			text = "null"
+		}
+		v, perr := v8.JSONParse(r.ctx.Context, text)
+		if perr == nil {
+			pc.resolver.Resolve(v)
+			v.Release()
+			return
+		}
+		err = &protocol.ToolError{Code: protocol.CodeInternal, Message: "the tool returned invalid JSON: " + perr.Error()}
+	}
+	te := toToolError(err)
+	body, _ := json.Marshal(map[string]string{"code": te.Code, "message": te.Message})
+	v, perr := v8.JSONParse(r.ctx.Context, string(body))
+	if perr != nil {
+		return
+	}
+	pc.resolver.Reject(v)
+	v.Release()
+}
+
+func toToolError(err error) *protocol.ToolError {
+	var te *protocol.ToolError
+	if errors.As(err, &te) {
+		return te
+	}
+	if errors.Is(err, context.Canceled) {
+		return &protocol.ToolError{Code: protocol.CodeCancelled, Message: err.Error()}
+	}
+	return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error()}
+}
+
+// Output implements jsbindings.Host.
+func (r *cellRun) Output(item protocol.Item) {
+	size := len(item.Text) + len(item.ImageURL)
+	if r.outBytes+size > r.c.req.Limits.MaxOutputBytes {
+		r.dropped++
+		r.droppedB += size
+		return
+	}
+	r.outBytes += size
+	r.items = append(r.items, item)
+	if r.c.req.OnItem != nil {
+		r.c.req.OnItem(item)
+	}
+}
+
+// SetTimer implements jsbindings.Host.
+func (r *cellRun) SetTimer(id int, delayMS float64) {
+	if delayMS < 0 {
+		r.timers.clear(id)
+		return
+	}
+	r.timers.set(id, time.Now().Add(time.Duration(delayMS*float64(time.Millisecond))))
+}
+
+// Exit implements jsbindings.Host.
+func (r *cellRun) Exit() {
+	r.c.halt(protocol.StatusCompleted, nil)
+}
+
+// Unhandled implements jsbindings.Host.
+func (r *cellRun) Unhandled(count int) {
+	r.unhandled = count
+}
+
+// completed finishes the cell with its return value as the last item.
+func (r *cellRun) completed(v *v8.Value) Result {
+	text, ok, err := r.ctx.Result(v)
+	if err != nil {
+		return r.failed(r.scriptError(err))
+	}
+	if ok {
+		r.Output(protocol.Item{Type: protocol.ItemText, Text: text})
+	}
+	return r.result(protocol.StatusCompleted, nil)
+}
+
+func (r *cellRun) failed(e *protocol.ErrorInfo) Result {
+	return r.result(protocol.StatusFailed, e)
+}
+
+func (r *cellRun) halted(stop *stopReason) Result {
+	return r.result(stop.status, stop.err)
+}
+
+func (r *cellRun) failUnhandled() Result {
+	info, ok, err := r.ctx.FirstUnhandled()
+	if err != nil || !ok {
+		info = protocol.ErrorInfo{Name: "Error", Message: "a promise was rejected and nothing handled it"}
+	}
+	info.Message = "Uncaught (in promise) " + info.Message
+	r.locate(&info)
+	return r.failed(&info)
+}
+
+func (r *cellRun) result(status protocol.Status, e *protocol.ErrorInfo) Result {
+	if r.dropped > 0 {
+		r.items = append(r.items, protocol.Item{Type: protocol.ItemText,
+			Text: fmt.Sprintf("[output truncated: %d more items (%d bytes) were dropped over the %d-byte output limit]",
+				r.dropped, r.droppedB, r.c.req.Limits.MaxOutputBytes)})
+	}
+	return Result{Status: status, Items: r.items, Error: e}
+}
+
+// describe turns a rejection reason into an ErrorInfo located in the
+// user's source.
+func (r *cellRun) describe(v *v8.Value) *protocol.ErrorInfo {
+	info, err := r.ctx.Describe(v)
+	if err != nil {
+		info = protocol.ErrorInfo{Name: "Error", Message: v.DetailString()}
+	}
+	r.locate(&info)
+	return &info
+}
+
+// scriptError turns an error from RunScript or a call into JS.
+func (r *cellRun) scriptError(err error) *protocol.ErrorInfo {
+	var jsErr *v8.JSError
+	if !errors.As(err, &jsErr) {
+		return &protocol.ErrorInfo{Name: "InternalError", Message: err.Error()}
+	}
+	name, msg := splitName(jsErr.Message)
+	info := &protocol.ErrorInfo{Name: name, Message: msg, Stack: jsErr.StackTrace}
+	locate(info, r.c.req.Origin, jsErr.Location)
+	if info.Stack == "" && info.Line > 0 {
+		info.Stack = fmt.Sprintf("%s: %s\n    at %s:%d:%d", name, msg, r.c.req.Origin, info.Line, info.Column)
+	}
+	return info
+}
+
+func (r *cellRun) locate(info *protocol.ErrorInfo) {
+	locate(info, r.c.req.Origin)
+}
+
+func internalFailure(c *Cell, err error) Result {
+	return Result{CellID: c.id, Status: protocol.StatusFailed,
+		Error: &protocol.ErrorInfo{Name: "InternalError", Message: err.Error()}}
+}
+
+func kindOf(def protocol.ToolDef) protocol.ToolKind {
+	if def.Kind == "" {
+		return protocol.KindFunction
+	}
+	return def.Kind
+}
+
+// bindable returns the tools a script may call, in order, dropping those
+// whose exposure keeps them out of Code Mode and those whose identifier an
+// earlier tool claimed. The second result names what was dropped and why.
+func bindable(defs []protocol.ToolDef) ([]protocol.ToolDef, []string) {
+	seen := map[string]string{}
+	var out []protocol.ToolDef
+	var dropped []string
+	for _, d := range defs {
+		switch d.Exposure {
+		case "", protocol.ExposureDirect, protocol.ExposureDeferred, protocol.ExposureCodeModeOnly:
+		default:
+			dropped = append(dropped, fmt.Sprintf("%s: exposure %q is not callable from scripts", d.QualifiedName(), d.Exposure))
+			continue
+		}
+		id := protocol.JSIdent(d.Namespace, d.Name)
+		if first, ok := seen[id]; ok {
+			dropped = append(dropped, fmt.Sprintf("%s: identifier tools.%s is already bound to %s", d.QualifiedName(), id, first))
+			continue
+		}
+		seen[id] = d.QualifiedName()
+		out = append(out, d)
+	}
+	return out, dropped
+}
+
+// Bindable reports which of defs a cell would bind and why the others are
+// left out. Safe from any goroutine.
+func Bindable(defs []protocol.ToolDef) (bound []protocol.ToolDef, dropped []string) {
+	return bindable(defs)
+}
+
+func toolEntries(defs []protocol.ToolDef) []jsbindings.ToolEntry {
+	out := make([]jsbindings.ToolEntry, len(defs))
+	for i, d := range defs {
+		out[i] = jsbindings.ToolEntry{
+			Ident:       protocol.JSIdent(d.Namespace, d.Name),
+			Qualified:   d.QualifiedName(),
+			Kind:        string(kindOf(d)),
+			Description: d.Description,
+			Declaration: tsdecl.ToolDeclaration(d),
+		}
+	}
+	return out
+}

@@ -1,0 +1,125 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// Runtime runs cells on a pool of isolates. Safe from any goroutine.
+type Runtime struct {
+	cfg Config
+
+	seq atomic.Uint64
+	wg  sync.WaitGroup
+
+	mu     sync.Mutex
+	idle   []*worker
+	active map[*Cell]struct{}
+	closed bool
+}
+
+// New starts a runtime and warms cfg.Prewarm isolates.
+func New(cfg Config) *Runtime {
+	r := &Runtime{cfg: cfg.withDefaults(), active: map[*Cell]struct{}{}}
+	for i := 0; i < r.cfg.Prewarm; i++ {
+		w := r.spawn()
+		<-w.ready
+		r.mu.Lock()
+		r.idle = append(r.idle, w)
+		r.mu.Unlock()
+	}
+	return r
+}
+
+// Start begins running req and returns at once. The cell runs on its own
+// isolate until it ends; Start never waits for another cell.
+func (r *Runtime) Start(req CellRequest) (*Cell, error) {
+	id := req.ID
+	if id == "" {
+		id = "cell-" + strconv.FormatUint(r.seq.Add(1), 10)
+	}
+	if req.Origin == "" {
+		req.Origin = "script.js"
+	}
+	req.Limits = req.Limits.withDefaults()
+	if len(req.Tools) > 0 && req.Caller == nil {
+		return nil, fmt.Errorf("runtime: cell %s binds %d tools but has no ToolCaller", id, len(req.Tools))
+	}
+	c := newCell(id, req)
+
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, ErrClosed
+	}
+	r.active[c] = struct{}{}
+	var w *worker
+	if n := len(r.idle); n > 0 {
+		w = r.idle[n-1]
+		r.idle = r.idle[:n-1]
+	}
+	r.mu.Unlock()
+	if w == nil {
+		w = r.spawn()
+	}
+	w.jobs <- c
+	return c, nil
+}
+
+// Run runs req to the end. When ctx ends first the cell is terminated.
+func (r *Runtime) Run(ctx context.Context, req CellRequest) (Result, error) {
+	c, err := r.Start(req)
+	if err != nil {
+		return Result{}, err
+	}
+	return c.Wait(ctx), nil
+}
+
+// Close terminates running cells, disposes every isolate and waits for
+// their goroutines to exit.
+func (r *Runtime) Close() {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		r.wg.Wait()
+		return
+	}
+	r.closed = true
+	idle := r.idle
+	r.idle = nil
+	active := make([]*Cell, 0, len(r.active))
+	for c := range r.active {
+		active = append(active, c)
+	}
+	r.mu.Unlock()
+	for _, c := range active {
+		c.Terminate()
+	}
+	for _, w := range idle {
+		close(w.jobs)
+	}
+	r.wg.Wait()
+}
+
+func (r *Runtime) spawn() *worker {
+	w := &worker{rt: r, jobs: make(chan *Cell, 1), ready: make(chan struct{})}
+	r.wg.Add(1)
+	go w.main()
+	return w
+}
+
+// cellEnded drops c from the active set and offers w back to the pool.
+// It reports whether w was kept.
+func (r *Runtime) cellEnded(c *Cell, w *worker, reusable bool) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.active, c)
+	if !reusable || r.closed || len(r.idle) >= r.cfg.IdleIsolates {
+		return false
+	}
+	r.idle = append(r.idle, w)
+	return true
+}

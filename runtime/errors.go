@@ -38,9 +38,11 @@ func frameRE(origin string) *regexp.Regexp {
 }
 
 // locate fills in e.Line and e.Column from the first stack frame in the
-// user's script and rewrites positions in the stack to the user's source.
-func locate(e *protocol.ErrorInfo, origin string, extra ...string) {
+// user's script, rewrites positions in the stack to the user's source and
+// drops the frame of the wrapper's own call (past the user's last line).
+func locate(e *protocol.ErrorInfo, origin string, lastLine int, extra ...string) {
 	re := frameRE(origin)
+	e.Stack = dropFramesAfter(e.Stack, re, lastLine)
 	fix := func(s string) string {
 		return re.ReplaceAllStringFunc(s, func(m string) string {
 			sub := re.FindStringSubmatch(m)
@@ -79,4 +81,22 @@ func nulPosition(source string) (int, int, bool) {
 	line := strings.Count(source[:i], "\n") + 1
 	col := i - strings.LastIndexByte(source[:i], '\n')
 	return line, col, true
+}
+
+// dropFramesAfter removes stack lines that point past lastLine of origin.
+func dropFramesAfter(stack string, re *regexp.Regexp, lastLine int) string {
+	if !strings.Contains(stack, "\n") {
+		return stack
+	}
+	lines := strings.Split(stack, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if sub := re.FindStringSubmatch(l); sub != nil && strings.HasPrefix(strings.TrimSpace(l), "at ") {
+			if n, _ := strconv.Atoi(sub[1]); n > lastLine {
+				continue
+			}
+		}
+		kept = append(kept, l)
+	}
+	return strings.Join(kept, "\n")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	v8 "rogchap.com/v8go"
@@ -379,7 +380,7 @@ func (r *cellRun) scriptError(err error) *protocol.ErrorInfo {
 	}
 	name, msg := splitName(jsErr.Message)
 	info := &protocol.ErrorInfo{Name: name, Message: msg, Stack: jsErr.StackTrace}
-	locate(info, r.c.req.Origin, jsErr.Location)
+	locate(info, r.c.req.Origin, r.lastLine(), jsErr.Location)
 	if info.Stack == "" && info.Line > 0 {
 		info.Stack = fmt.Sprintf("%s: %s\n    at %s:%d:%d", name, msg, r.c.req.Origin, info.Line, info.Column)
 	}
@@ -387,7 +388,12 @@ func (r *cellRun) scriptError(err error) *protocol.ErrorInfo {
 }
 
 func (r *cellRun) locate(info *protocol.ErrorInfo) {
-	locate(info, r.c.req.Origin)
+	locate(info, r.c.req.Origin, r.lastLine())
+}
+
+// lastLine is the number of the source's last line.
+func (r *cellRun) lastLine() int {
+	return strings.Count(r.c.req.Source, "\n") + 1
 }
 
 func internalFailure(c *Cell, err error) Result {

@@ -159,9 +159,9 @@ func TestSyntaxErrorReportsLine(t *testing.T) {
 func TestThrownNonError(t *testing.T) {
 	rt := newRuntime(t)
 	for src, msg := range map[string]string{
-		`throw "boom"`:       "Uncaught boom",
-		`throw {custom: 1}`:  `Uncaught {"custom":1}`,
-		`throw undefined`:    "Uncaught undefined",
+		`throw "boom"`:             "Uncaught boom",
+		`throw {custom: 1}`:        `Uncaught {"custom":1}`,
+		`throw undefined`:          "Uncaught undefined",
 		`await Promise.reject(42)`: "Uncaught 42",
 	} {
 		res := run(t, rt, src)

@@ -1,0 +1,46 @@
+# codemode-host — build, test and check. `make help` lists the targets.
+
+GO      ?= go
+BIN     := bin/codemode-host
+# Packages with no cgo hot path run under the race detector too; the V8
+# packages (runtime, jsbindings, cmd, internal/v8shim) are cgo-heavy and
+# are tested without it.
+RACE_PKGS := ./protocol/... ./registry/... ./bridge/... ./internal/bm25/... ./internal/tsdecl/... ./internal/fixture/...
+FUZZTIME ?= 5m
+
+.PHONY: help setup build run test lint bench fuzz clean
+
+help: ## List the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+
+setup: node_modules/.installed ## Install the npm packages the tests use (package-lock.json).
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+build: ## Build the host to bin/codemode-host.
+	$(GO) build -o $(BIN) ./cmd/codemode-host
+
+run: setup build ## Set up, build and run examples/js/hello.
+	./$(BIN) run examples/js/hello/hello.js
+
+test: setup lint ## Lint, then run every test (race detector on the pure-Go packages).
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race $(RACE_PKGS)
+
+lint: ## gofmt, go vet and staticcheck.
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+bench: build ## Run the Go benchmarks.
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fuzz: ## Fuzz the protocol decoder and framing for FUZZTIME each (default 5m).
+	@for f in $$($(GO) test -list '^Fuzz' ./protocol | grep '^Fuzz'); do \
+	  echo "== $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./protocol || exit 1; done
+
+clean: ## Remove build output.
+	rm -rf bin

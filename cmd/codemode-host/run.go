@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codemode-host/codemode-host/internal/fixture"
+	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/runtime"
+)
+
+type runOptions struct {
+	tools   string
+	json    bool
+	timeout time.Duration
+	trace   bool
+}
+
+func newRunCmd() *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run SCRIPT",
+		Short: "Run a script with fixture tools and print its output (for debugging)",
+		Long: `Run SCRIPT (a file, or - for standard input) as one cell, the way the
+model's code runs in production: top-level await and return work, tools are
+bound as tools.<name>(args), and errors point at lines in SCRIPT.
+
+--tools FILE binds the tools of a fixture file ({"tools": [...]}, see the
+README); each call is answered from the file. --trace prints every tool call
+on stderr with its arguments and duration.
+
+Exit status: 0 when the cell completed, 1 when it failed or timed out, 2 for
+bad usage or an unreadable file.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError{fmt.Errorf("run takes exactly one SCRIPT argument, got %d (see 'codemode-host run --help')", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runScript(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.tools, "tools", "", "fixture file of tools to bind (JSON: {\"tools\": [...]})")
+	f.BoolVar(&o.json, "json", false, "print one JSON object: status, items, error, stats")
+	f.DurationVar(&o.timeout, "timeout", runtime.DefaultWallTime, "stop the script after this much wall time")
+	f.BoolVar(&o.trace, "trace", false, "print every tool call on stderr")
+	return cmd
+}
+
+func readScript(path string) (string, string, error) {
+	if path == "-" {
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return "", "", usageError{fmt.Errorf("read standard input: %w", err)}
+		}
+		return string(b), "stdin.js", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", usageError{fmt.Errorf("cannot read script: %w", err)}
+	}
+	return string(b), filepath.Base(path), nil
+}
+
+func runScript(ctx context.Context, stdout, stderr io.Writer, path string, o runOptions) error {
+	if o.timeout <= 0 {
+		return usageError{fmt.Errorf("--timeout must be positive, got %s", o.timeout)}
+	}
+	source, origin, err := readScript(path)
+	if err != nil {
+		return err
+	}
+	req := runtime.CellRequest{Source: source, Origin: origin, Limits: runtime.Limits{WallTime: o.timeout}}
+	if o.tools != "" {
+		set, err := fixture.Load(o.tools)
+		if err != nil {
+			return usageError{err}
+		}
+		if o.trace {
+			set.SetTrace(stderr)
+		}
+		req.Tools = set.Defs()
+		req.Caller = set
+		_, dropped := runtime.Bindable(req.Tools)
+		for _, d := range dropped {
+			fmt.Fprintf(stderr, "codemode-host: not bound: %s\n", d)
+		}
+	}
+
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	rt := runtime.New(runtime.Config{})
+	defer rt.Close()
+	res, err := rt.Run(ctx, req)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		err = printJSON(stdout, res)
+	} else {
+		printHuman(stdout, res, source)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Status != protocol.StatusCompleted {
+		return exitError{1}
+	}
+	return nil
+}
+
+// jsonResult is the --json output.
+type jsonResult struct {
+	Status protocol.Status     `json:"status"`
+	Items  []protocol.Item     `json:"items"`
+	Error  *protocol.ErrorInfo `json:"error,omitempty"`
+	Stats  protocol.Stats      `json:"stats"`
+}
+
+func printJSON(w io.Writer, res runtime.Result) error {
+	out := jsonResult{Status: res.Status, Items: res.Items, Error: res.Error, Stats: res.Stats}
+	if out.Items == nil {
+		out.Items = []protocol.Item{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func printHuman(w io.Writer, res runtime.Result, source string) {
+	for _, it := range res.Items {
+		switch {
+		case it.Type == protocol.ItemImage:
+			fmt.Fprintf(w, "[image %s, detail %s, %d bytes]\n", mediaType(it.ImageURL), it.Detail, len(it.ImageURL))
+		case it.Level != "" && it.Level != "log":
+			fmt.Fprintf(w, "[%s] %s\n", it.Level, it.Text)
+		default:
+			fmt.Fprintln(w, it.Text)
+		}
+	}
+	calls := "tool calls"
+	if res.Stats.ToolCalls == 1 {
+		calls = "tool call"
+	}
+	fmt.Fprintf(w, "── %s in %.1f ms, %d %s\n", res.Status, res.Stats.WallMS, res.Stats.ToolCalls, calls)
+	if e := res.Error; e != nil {
+		fmt.Fprintf(w, "%s: %s\n", e.Name, e.Message)
+		if e.Line > 0 {
+			fmt.Fprint(w, excerpt(source, e.Line, e.Column))
+		}
+		for _, l := range strings.Split(e.Stack, "\n") {
+			if t := strings.TrimSpace(l); strings.HasPrefix(t, "at ") {
+				fmt.Fprintf(w, "    %s\n", t)
+			}
+		}
+	}
+}
+
+func mediaType(url string) string {
+	if rest, ok := strings.CutPrefix(url, "data:"); ok {
+		if i := strings.IndexAny(rest, ";,"); i >= 0 {
+			return rest[:i]
+		}
+	}
+	return "image"
+}
+
+// excerpt shows the line before and the failing line with a caret.
+func excerpt(source string, line, col int) string {
+	lines := strings.Split(source, "\n")
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	var b strings.Builder
+	width := len(fmt.Sprint(line))
+	for n := max(1, line-1); n <= line; n++ {
+		mark := " "
+		if n == line {
+			mark = ">"
+		}
+		fmt.Fprintf(&b, "%s %*d | %s\n", mark, width, n, strings.TrimRight(lines[n-1], "\r"))
+	}
+	if col > 0 {
+		fmt.Fprintf(&b, "  %*s | %s^\n", width, "", strings.Repeat(" ", col-1))
+	}
+	return b.String()
+}

@@ -10,7 +10,6 @@ import (
 
 	v8 "rogchap.com/v8go"
 
-	"github.com/codemode-host/codemode-host/internal/tsdecl"
 	"github.com/codemode-host/codemode-host/internal/v8shim"
 	"github.com/codemode-host/codemode-host/jsbindings"
 	"github.com/codemode-host/codemode-host/protocol"
@@ -447,7 +446,7 @@ func toolEntries(defs []protocol.ToolDef) []jsbindings.ToolEntry {
 			Qualified:   d.QualifiedName(),
 			Kind:        string(kindOf(d)),
 			Description: d.Description,
-			Declaration: tsdecl.ToolDeclaration(d),
+			Declaration: decls.get(d),
 		}
 	}
 	return out

@@ -1,0 +1,142 @@
+package tsdecl
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+// ExecOptions tunes ExecDescription. The zero value uses the defaults.
+type ExecOptions struct {
+	// Options renders the tool declarations.
+	Options
+	// YieldMS is the default yield time of a cell, in milliseconds.
+	// Default protocol.DefaultYieldMS.
+	YieldMS uint64
+	// Limits are the cell limits to quote; zero fields take
+	// protocol.DefaultLimits.
+	Limits protocol.Limits
+	// Namespaces describes namespaces (by name) in the deferred-tools
+	// guidance. Optional.
+	Namespaces map[string]string
+}
+
+// execIntro is the fixed part of the exec description. %YIELD% and
+// %TOKENS% are replaced.
+const execIntro = "Run a JavaScript or TypeScript program (a cell) that calls tools. Use it to make many tool calls in one step — loop, filter and combine their results — and output only what matters.\n" +
+	"- The input is the program source. Top-level `await` works. TypeScript types are stripped, not checked. No `import`, `require`, `fetch`, `process`, file system or network: use tools for I/O.\n" +
+	"- Call a tool as `await tools.<name>(...)`: function tools take one object (omit it when nothing is required), freeform tools one string. Calls return promises; run independent calls together with `Promise.all`. Unawaited calls are cancelled when the cell ends.\n" +
+	"- A failed call rejects with an Error named `ToolError` with `.code` (" + toolErrorCodes + "), `.tool` and `.message`; use try/catch.\n" +
+	"- Output, in order: `text(value)`, `console.log/info/warn/error(...)`, `image(dataUrlOrMcpImage, detail?)`, and a top-level `return value` (JSON, last). `notify(text)` sends progress at once. Output over %TOKENS% tokens is cut in the middle, so print only what you need.\n" +
+	"- `store(key, value)` / `load(key)` keep JSON values across cells of this session. `setTimeout(fn, ms)` / `clearTimeout(id)` work, but pending timers do not keep a cell alive: await a promise to wait.\n" +
+	"- A cell still running after %YIELD% returns its output so far and its cell ID, and keeps running: call `wait` with that ID. `yield_control()` returns the output so far at once; `exit()` ends the cell successfully.\n" +
+	"- `ALL_TOOLS` lists every tool you can call as `{ name, description, declaration }`; `searchTools(query, limit = 8)` returns the best matches."
+
+const toolErrorCodes = protocol.CodeToolFailed + ", " + protocol.CodeInvalidArguments + ", " +
+	protocol.CodeUnknownTool + ", " + protocol.CodeDenied + ", " + protocol.CodeLimitExceeded + ", …"
+
+// ExecDescription renders the full description of the model-facing `exec`
+// tool for the bound tools.
+func ExecDescription(defs []protocol.ToolDef) string {
+	return ExecOptions{}.ExecDescription(defs)
+}
+
+// ExecDescription renders the full description of the model-facing `exec`
+// tool for the bound tools: how to write a cell, then the declarations of
+// the tools that are not deferred, then where to find the deferred ones.
+// Tools whose exposure keeps them out of Code Mode are left out.
+func (e ExecOptions) ExecDescription(defs []protocol.ToolDef) string {
+	yield := e.YieldMS
+	if yield == 0 {
+		yield = protocol.DefaultYieldMS
+	}
+	limits := e.Limits.WithDefaults()
+	var b strings.Builder
+	b.WriteString(strings.NewReplacer(
+		"%YIELD%", duration(yield),
+		"%TOKENS%", strconv.FormatUint(uint64(limits.OutputTokens), 10),
+	).Replace(execIntro))
+
+	var declared, deferred []protocol.ToolDef
+	for _, d := range defs {
+		switch d.Exposure {
+		case "", protocol.ExposureDirect, protocol.ExposureCodeModeOnly:
+			declared = append(declared, d)
+		case protocol.ExposureDeferred:
+			deferred = append(deferred, d)
+		}
+	}
+	if len(declared) > 0 {
+		b.WriteString("\n\nTools:\n```ts\n")
+		b.WriteString(e.Declarations(declared))
+		b.WriteString("```")
+	}
+	if len(deferred) > 0 {
+		b.WriteString("\n\n")
+		b.WriteString(e.deferredGuidance(deferred))
+	}
+	return b.String()
+}
+
+// deferredGuidance says how many deferred tools exist, in which
+// namespaces, and how to find them.
+func (e ExecOptions) deferredGuidance(deferred []protocol.ToolDef) string {
+	var order []string
+	count := map[string]int{}
+	for _, d := range deferred {
+		ns := d.Namespace
+		if protocol.IsDefaultNamespace(ns) {
+			ns = protocol.DefaultNamespace
+		}
+		if count[ns] == 0 {
+			order = append(order, ns)
+		}
+		count[ns]++
+	}
+	var b strings.Builder
+	n := len(deferred)
+	b.WriteString(strconv.Itoa(n))
+	if n == 1 {
+		b.WriteString(" more tool is callable but not declared above. Find it")
+	} else {
+		b.WriteString(" more tools are callable but not declared above. Find them")
+	}
+	b.WriteString(" inside a cell with `searchTools(\"what you need\")` or by filtering `ALL_TOOLS`, read `declaration`, then call `tools[name](...)`. By namespace:")
+	for _, ns := range order {
+		b.WriteString("\n- ")
+		b.WriteString(ns)
+		b.WriteString(" (")
+		b.WriteString(strconv.Itoa(count[ns]))
+		b.WriteString(")")
+		if desc := strings.Join(strings.Fields(capRunes(e.Namespaces[ns], 200)), " "); desc != "" {
+			b.WriteString(": ")
+			b.WriteString(desc)
+		}
+	}
+	return b.String()
+}
+
+// duration renders milliseconds for a person: "10 s", "1.5 s", "250 ms".
+func duration(ms uint64) string {
+	switch {
+	case ms < 1000:
+		return strconv.FormatUint(ms, 10) + " ms"
+	case ms%1000 == 0:
+		return strconv.FormatUint(ms/1000, 10) + " s"
+	}
+	return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + " s"
+}
+
+// waitDescription is the description of the wait tool.
+const waitDescription = "Wait on an `exec` cell that is still running (its result said so and gave a cell ID).\n" +
+	"- `cell_id`: the cell to wait on.\n" +
+	"- Blocks until the cell produces new output or finishes, or until `yield_time_ms` passes (default " + "%YIELD%" + "), then returns only what is new since the last `exec`/`wait` result.\n" +
+	"- When the cell finishes it returns the final result and the cell closes; if it is still running, call `wait` again with the same ID.\n" +
+	"- `terminate: true` stops the cell and returns its output so far."
+
+// WaitDescription is the description of the model-facing `wait` tool. It
+// names the parameters cell_id, yield_time_ms and terminate.
+func WaitDescription() string {
+	return strings.ReplaceAll(waitDescription, "%YIELD%", duration(protocol.DefaultYieldMS))
+}

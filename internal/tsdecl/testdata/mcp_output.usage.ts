@@ -1,0 +1,15 @@
+async function weather(): Promise<string> {
+  const r = await tools.mcp__weather_api__get_forecast({ latitude: 47.4, longitude: 8.5 });
+  if (r.isError) {
+    const first = r.content[0];
+    return first.type === "text" ? first.text : "error";
+  }
+  const highs = r.structuredContent?.daily.map((d) => d.high_c) ?? [];
+  const img = await tools.mcp__everything__getTinyImage();
+  const block = img.content.find((c) => c.type === "image");
+  const patched = await tools.apply_patch("*** Begin Patch\n*** End Patch");
+  await tools.untyped();
+  await tools.untyped({ anything: 1 });
+  const cmd = await tools.exec_command({ cmd: "ls" });
+  return `${highs.join(",")} ${block?.type} ${String(patched)} ${cmd.output} ${cmd.exit_code ?? "running"}`;
+}

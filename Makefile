@@ -25,9 +25,10 @@ build: ## Build the host to bin/codemode-host.
 run: setup build ## Set up, build and run examples/js/hello.
 	./$(BIN) run examples/js/hello/hello.js
 
-test: setup lint ## Lint, then run every test (race detector on the pure-Go packages).
+test: setup lint ## Lint, then run every test (race detector on the pure-Go packages) and a short fuzz.
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race $(RACE_PKGS)
+	sh protocol/fuzz.sh 3s
 
 lint: ## gofmt, go vet and staticcheck.
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*')); \
@@ -39,8 +40,7 @@ bench: build ## Run the Go benchmarks.
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 fuzz: ## Fuzz the protocol decoder and framing for FUZZTIME each (default 5m).
-	@for f in $$($(GO) test -list '^Fuzz' ./protocol | grep '^Fuzz'); do \
-	  echo "== $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./protocol || exit 1; done
+	sh protocol/fuzz.sh $(FUZZTIME)
 
 clean: ## Remove build output.
 	rm -rf bin

@@ -1,0 +1,154 @@
+package bm25
+
+import (
+	"math"
+	"sort"
+)
+
+// Params are the BM25 tuning constants. The zero value means the usual
+// defaults.
+type Params struct {
+	// K1 controls how fast repeated terms saturate. Default 1.2.
+	K1 float64
+	// B controls length normalisation, 0 (none) to 1 (full). Default 0.75.
+	// Use a negative value for 0.
+	B float64
+}
+
+func (p Params) withDefaults() Params {
+	if p.K1 <= 0 {
+		p.K1 = 1.2
+	}
+	switch {
+	case p.B == 0:
+		p.B = 0.75
+	case p.B < 0:
+		p.B = 0
+	case p.B > 1:
+		p.B = 1
+	}
+	return p
+}
+
+// Field is one piece of a document's text with its weight.
+type Field struct {
+	// Text is tokenised with Tokenize.
+	Text string
+	// Weight multiplies the field's term counts and length. Zero means 1;
+	// negative weights are treated as 1.
+	Weight float64
+}
+
+// Document is what the index ranks: a list of weighted fields. Documents
+// are identified by their position in the slice given to New.
+type Document struct {
+	Fields []Field
+}
+
+// Hit is one ranked document.
+type Hit struct {
+	// Doc is the document's index in the slice given to New.
+	Doc int
+	// Score is its BM25 score for the query; higher is better, always > 0.
+	Score float64
+}
+
+type posting struct {
+	doc int
+	tf  float64
+}
+
+// Index ranks documents for queries. Build it with New; it is immutable
+// afterwards and Search is safe from any goroutine.
+type Index struct {
+	params   Params
+	postings map[string][]posting
+	docLen   []float64
+	avgLen   float64
+}
+
+// New builds an index over docs. Safe from any goroutine; docs is not
+// retained.
+func New(docs []Document, p Params) *Index {
+	ix := &Index{
+		params:   p.withDefaults(),
+		postings: make(map[string][]posting),
+		docLen:   make([]float64, len(docs)),
+	}
+	var total float64
+	stems := make(map[string]string)
+	for d, doc := range docs {
+		tf := make(map[string]float64)
+		var length float64
+		for _, f := range doc.Fields {
+			w := f.Weight
+			if w <= 0 {
+				w = 1
+			}
+			for _, t := range tokenize(f.Text, stems) {
+				tf[t] += w
+				length += w
+			}
+		}
+		ix.docLen[d] = length
+		total += length
+		for t, n := range tf {
+			ix.postings[t] = append(ix.postings[t], posting{doc: d, tf: n})
+		}
+	}
+	if len(docs) > 0 {
+		ix.avgLen = total / float64(len(docs))
+	}
+	if ix.avgLen == 0 {
+		ix.avgLen = 1
+	}
+	return ix
+}
+
+// Len is the number of documents in the index.
+func (ix *Index) Len() int { return len(ix.docLen) }
+
+// Search ranks the documents matching query and returns at most limit of
+// them, best first; ties keep document order. limit <= 0 means no limit.
+// A query with no indexable words (only stop words, say) matches nothing.
+// Safe from any goroutine.
+func (ix *Index) Search(query string, limit int) []Hit {
+	terms := Tokenize(query)
+	if len(terms) == 0 || len(ix.docLen) == 0 {
+		return nil
+	}
+	seen := make(map[string]bool, len(terms))
+	scores := make(map[int]float64)
+	n := float64(len(ix.docLen))
+	k1, b := ix.params.K1, ix.params.B
+	for _, t := range terms {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		ps := ix.postings[t]
+		if len(ps) == 0 {
+			continue
+		}
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			norm := k1 * (1 - b + b*ix.docLen[p.doc]/ix.avgLen)
+			scores[p.doc] += idf * p.tf * (k1 + 1) / (p.tf + norm)
+		}
+	}
+	hits := make([]Hit, 0, len(scores))
+	for d, s := range scores {
+		hits = append(hits, Hit{Doc: d, Score: s})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].Doc < hits[j].Doc
+	})
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits
+}

@@ -1,0 +1,43 @@
+package protocol
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestLimitsZeroMeansDefault(t *testing.T) {
+	assert.Equal(t, DefaultLimits, Limits{}.WithDefaults())
+	assert.Equal(t, uint32(7), Limits{HeapMiB: 7}.WithDefaults().HeapMiB)
+}
+
+func TestLimitsMergeOnlyTightens(t *testing.T) {
+	host := Limits{WallTimeMS: 60_000, HeapMiB: 512}
+	got := host.Merge(Limits{WallTimeMS: 1_000, HeapMiB: 1024, SourceBytes: 10})
+	assert.Equal(t, uint64(1_000), got.WallTimeMS, "a smaller override wins")
+	assert.Equal(t, uint32(512), got.HeapMiB, "a larger override is ignored")
+	assert.Equal(t, uint32(10), got.SourceBytes)
+	assert.Equal(t, DefaultLimits.CPUTimeMS, got.CPUTimeMS, "zero in both means the default")
+}
+
+func TestLimitsMergeKeepsHostLevelFields(t *testing.T) {
+	got := Limits{}.Merge(Limits{SessionsPerHost: 1, FrameBytes: 1})
+	assert.Equal(t, DefaultLimits.SessionsPerHost, got.SessionsPerHost)
+	assert.Equal(t, uint32(DefaultMaxFrame), got.FrameBytes)
+}
+
+func TestLimitsMergeChainsHostSessionCell(t *testing.T) {
+	host := Limits{CPUTimeMS: 20_000}
+	session := host.Merge(Limits{CPUTimeMS: 10_000})
+	cell := session.Merge(Limits{CPUTimeMS: 15_000, OutputTokens: 100})
+	assert.Equal(t, uint64(10_000), cell.CPUTimeMS)
+	assert.Equal(t, uint32(100), cell.OutputTokens)
+}
+
+func TestNegotiateMaxFrame(t *testing.T) {
+	assert.Equal(t, uint32(DefaultMaxFrame), NegotiateMaxFrame(0, 0))
+	assert.Equal(t, uint32(1<<20), NegotiateMaxFrame(1<<20, 0), "the smaller side wins")
+	assert.Equal(t, uint32(1<<20), NegotiateMaxFrame(32<<20, 1<<20))
+	assert.Equal(t, uint32(MinMaxFrame), NegotiateMaxFrame(1, 0), "never below the minimum")
+	assert.Equal(t, uint32(HardMaxFrame), NegotiateMaxFrame(1<<31, 1<<31), "never above the hard cap")
+}

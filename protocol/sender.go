@@ -1,0 +1,156 @@
+package protocol
+
+import (
+	"errors"
+	"io"
+	"sync"
+)
+
+// ErrSenderClosed is returned by Sender.Send after Close.
+var ErrSenderClosed = errors.New("protocol: sender closed")
+
+// Sender writes frames for many goroutines. Send is safe from any goroutine
+// and never blocks on I/O: it encodes the message in the caller's goroutine
+// (so encoding runs in parallel), appends the frame to a queue and returns.
+// One writer goroutine swaps the queue for an empty one and writes
+// everything queued with a single Write call, so N frames queued while a
+// write was in progress cost one syscall, and a frame sent to an idle
+// Sender goes out at once.
+//
+// The queue is unbounded (an isolate's event loop must never block on the
+// parent): a peer that stops reading makes it grow until the cell's own
+// limits end the work. Frames from one goroutine go out in the order it
+// sent them.
+type Sender struct {
+	w io.Writer
+
+	mu      sync.Mutex
+	pending []byte // frames waiting for the writer goroutine
+	max     int
+	err     error // first write error; sticky
+	closed  bool
+
+	wake chan struct{} // capacity 1: "pending became non-empty" or "closed"
+	done chan struct{} // closed when the writer goroutine exits
+}
+
+// NewSender starts a Sender writing to w, with frame bodies of at most
+// maxFrame bytes (0 = DefaultMaxFrame). Call Close to stop it.
+func NewSender(w io.Writer, maxFrame int) *Sender {
+	s := &Sender{w: w, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	s.SetMaxFrame(maxFrame)
+	go s.run()
+	return s
+}
+
+// SetMaxFrame changes the cap for frames sent from now on (0 =
+// DefaultMaxFrame). Safe from any goroutine.
+func (s *Sender) SetMaxFrame(n int) {
+	if n <= 0 {
+		n = DefaultMaxFrame
+	}
+	s.mu.Lock()
+	s.max = n
+	s.mu.Unlock()
+}
+
+var frameBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// Send queues m. It fails without queueing when m does not encode (code
+// bad_field), when its body exceeds the cap (code too_large: answer the
+// request with an ErrorReply instead), after Close (ErrSenderClosed), and
+// once a write has failed (that write's error). Safe from any goroutine.
+func (s *Sender) Send(m Message) error {
+	bp := frameBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= 64<<10 {
+			frameBuffers.Put(bp)
+		}
+	}()
+	frame, err := AppendFrame((*bp)[:0], m)
+	*bp = frame
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return ErrSenderClosed
+	case s.err != nil:
+		return s.err
+	}
+	if err := checkFrameSize(frame, s.max, m); err != nil {
+		return err
+	}
+	wasEmpty := len(s.pending) == 0
+	s.pending = append(s.pending, frame...)
+	if wasEmpty {
+		s.signal()
+	}
+	return nil
+}
+
+// signal wakes the writer goroutine; it never blocks.
+func (s *Sender) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Err returns the first write error, or nil. Safe from any goroutine.
+func (s *Sender) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Done is closed when the writer goroutine has exited: after Close has
+// drained the queue, or after a write error.
+func (s *Sender) Done() <-chan struct{} { return s.done }
+
+// Close stops accepting frames, waits until every queued frame is written
+// and returns the first write error. It blocks while the peer does not
+// read; close the underlying writer to abort a stuck write. It does not
+// close w. Safe from any goroutine; later calls return the same error.
+func (s *Sender) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.signal()
+	<-s.done
+	return s.Err()
+}
+
+func (s *Sender) run() {
+	defer close(s.done)
+	var spare []byte
+	for range s.wake {
+		for {
+			s.mu.Lock()
+			if len(s.pending) == 0 {
+				closed := s.closed
+				s.mu.Unlock()
+				if closed {
+					return
+				}
+				break
+			}
+			batch := s.pending
+			s.pending = spare[:0] // spare never shares batch's array
+			s.mu.Unlock()
+			if _, err := s.w.Write(batch); err != nil {
+				s.mu.Lock()
+				s.err = err
+				s.pending = nil
+				s.mu.Unlock()
+				return
+			}
+			if cap(batch) > keepBuffer {
+				batch = nil // release a buffer grown by a burst
+			}
+			spare = batch
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package protocol
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// gateWriter blocks its first Write until released, and records writes.
+type gateWriter struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	writes  int
+	entered chan struct{}
+	release chan struct{}
+}
+
+func newGateWriter() *gateWriter {
+	return &gateWriter{entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (g *gateWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	g.writes++
+	first := g.writes == 1
+	g.buf.Write(p)
+	g.mu.Unlock()
+	if first {
+		close(g.entered)
+		<-g.release
+	}
+	return len(p), nil
+}
+
+func TestSenderBatchesFramesQueuedDuringAWrite(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	w := newGateWriter()
+	s := NewSender(w, 0)
+	require.NoError(t, s.Send(&Ping{ID: 1}))
+	<-w.entered // the writer goroutine is stuck in the first write
+	for i := uint64(2); i <= 100; i++ {
+		require.NoError(t, s.Send(&Ping{ID: i}), "Send never blocks on I/O")
+	}
+	close(w.release)
+	require.NoError(t, s.Close())
+	assert.Equal(t, 2, w.writes, "99 frames queued during a write go out in one write")
+
+	fr := NewFrameReader(&w.buf, 0)
+	for i := uint64(1); i <= 100; i++ {
+		m, err := fr.ReadMessage()
+		require.NoError(t, err)
+		assert.Equal(t, &Ping{ID: i}, m)
+	}
+}
+
+func TestSenderConcurrentSendersKeepFramesWhole(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	pr, pw := io.Pipe()
+	s := NewSender(pw, 0)
+	const goroutines, each = 8, 200
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				call := &ToolCallRequest{ID: uint64(g*each + i + 1), ToolCall: ToolCall{CellID: "c", CallID: uint64(i), Name: "echo", Kind: KindFunction, Input: []byte(`{"n":1}`)}}
+				assert.NoError(t, s.Send(call))
+			}
+		}()
+	}
+	seen := map[uint64]uint64{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fr := NewFrameReader(pr, 0)
+		for {
+			m, err := fr.ReadMessage()
+			if err != nil {
+				assert.ErrorIs(t, err, io.EOF)
+				return
+			}
+			call := m.(*ToolCallRequest)
+			g := (call.ID - 1) / each
+			assert.Equal(t, seen[g], call.CallID, "frames of one goroutine stay in order")
+			seen[g]++
+		}
+	}()
+	wg.Wait()
+	require.NoError(t, s.Close())
+	require.NoError(t, pw.Close())
+	<-done
+	assert.Len(t, seen, goroutines)
+}
+
+func TestSenderWriteErrorIsSticky(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	boom := errors.New("broken pipe")
+	s := NewSender(failWriter{boom}, 0)
+	require.NoError(t, s.Send(&Ping{ID: 1}))
+	<-s.Done()
+	assert.ErrorIs(t, s.Err(), boom)
+	assert.ErrorIs(t, s.Send(&Ping{ID: 2}), boom)
+	assert.ErrorIs(t, s.Close(), boom)
+}
+
+type failWriter struct{ err error }
+
+func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
+
+func TestSenderAfterClose(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var buf bytes.Buffer
+	s := NewSender(&buf, 0)
+	require.NoError(t, s.Close())
+	assert.ErrorIs(t, s.Send(&Ping{ID: 1}), ErrSenderClosed)
+	require.NoError(t, s.Close(), "Close twice is fine")
+	assert.Zero(t, buf.Len())
+}
+
+func TestSenderRefusesOversizeAndInvalidMessages(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var buf bytes.Buffer
+	s := NewSender(&buf, 16)
+	err := s.Send(&Notify{Session: "s", Cell: "c", Text: "more than sixteen bytes"})
+	requireProtocolError(t, err, ErrCodeTooLarge)
+	requireProtocolError(t, s.Send(&Ping{}), ErrCodeBadField)
+	s.SetMaxFrame(0)
+	require.NoError(t, s.Send(&Ping{ID: 1}))
+	require.NoError(t, s.Close())
+	assert.Equal(t, frames(t, &Ping{ID: 1}), buf.Bytes())
+}

@@ -1,0 +1,143 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/codemode-host/codemode-host/internal/tsdecl"
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+// waitSchema is the input schema of the model-facing wait tool.
+const waitSchema = `{
+  "type": "object",
+  "properties": {
+    "cell_id": {"type": "string", "description": "The id of the yielded cell, from \"Script running with cell ID ...\"."},
+    "yield_time_ms": {"type": "number", "description": "How long to wait for new output before yielding again, in milliseconds. Defaults to 10000."},
+    "max_tokens": {"type": "number", "description": "The output budget for this wait, in tokens. Defaults to 10000."},
+    "terminate": {"type": "boolean", "description": "Stop the cell instead of waiting."}
+  },
+  "required": ["cell_id"],
+  "additionalProperties": false
+}`
+
+var (
+	waitSchemaCompiled   = sync.OnceValue(func() *jsonschema.Schema { return mustSchema(Plain(WaitToolName), waitSchema) })
+	searchSchemaCompiled = sync.OnceValue(func() *jsonschema.Schema { return mustSchema(Plain(SearchToolName), searchSchema) })
+)
+
+// buildCodeMode picks the tools bound into Code Mode, in registration
+// order: exposure permits it, namespace not excluded, identifier free
+// (exec and wait are always taken). It renders the exec and wait texts.
+func (s *ToolSet) buildCodeMode(excluded []string) {
+	claimed := map[string]ToolName{ExecToolName: Plain(ExecToolName), WaitToolName: Plain(WaitToolName)}
+	for _, e := range s.entries {
+		if !e.exposure.InCodeMode() || (!e.name.IsDefaultNamespace() && slices.Contains(excluded, e.name.Namespace)) {
+			continue
+		}
+		ident := e.name.JSIdent()
+		if winner, taken := claimed[ident]; taken {
+			s.clashes = append(s.clashes, IdentClash{Ident: ident, Winner: winner, Loser: e.name})
+			s.log.Warn("leaving a tool out of Code Mode: its script identifier is taken", "tool", e.name.String(), "ident", ident, "taken_by", winner.String())
+			continue
+		}
+		claimed[ident] = e.name
+		s.bound[e.name] = ident
+		s.defs = append(s.defs, e.def())
+	}
+	s.execDesc = tsdecl.ExecDescription(s.defs)
+	s.waitDesc = tsdecl.WaitDescription()
+}
+
+// def is the tool's definition for the host.
+func (e *entry) def() protocol.ToolDef {
+	ns := e.name.Namespace
+	if e.name.IsDefaultNamespace() {
+		ns = ""
+	}
+	exp := e.exposure
+	return protocol.ToolDef{
+		Namespace:    ns,
+		Name:         e.name.Name,
+		Description:  e.spec.Description,
+		Kind:         e.spec.Kind,
+		InputSchema:  e.spec.InputSchema,
+		OutputSchema: e.spec.OutputSchema,
+		Exposure:     exp.String(),
+	}
+}
+
+// buildBuiltins adds exec and wait (Code Mode) and tool_search (search on).
+func (s *ToolSet) buildBuiltins() {
+	if s.mode.codeMode() {
+		s.addBuiltin(Spec{Name: Plain(ExecToolName), Description: s.execDesc, Kind: protocol.KindFreeform},
+			s.cfg.Exec, nil)
+		s.addBuiltin(Spec{Name: Plain(WaitToolName), Description: s.waitDesc, InputSchema: json.RawMessage(waitSchema)},
+			s.cfg.Wait, waitSchemaCompiled())
+	}
+	if s.search != nil {
+		s.addBuiltin(Spec{Name: Plain(SearchToolName), Description: s.searchDescription(),
+			InputSchema: json.RawMessage(searchSchema), SupportsParallel: true},
+			s.runSearch, searchSchemaCompiled())
+	}
+}
+
+func (s *ToolSet) addBuiltin(spec Spec, fn HandlerFunc, schema *jsonschema.Schema) {
+	name := spec.Name
+	if fn == nil {
+		fn = func(context.Context, Invocation) (Output, error) {
+			return Output{}, toolError(protocol.CodeUnknownTool, name,
+				"registry: %s is handled by the agent, not the registry; set Config.Exec and Config.Wait or intercept the call before dispatching", name)
+		}
+	}
+	spec.Exposure = DirectModelOnly
+	if spec.Kind == "" {
+		spec.Kind = protocol.KindFunction
+	}
+	e := &entry{tool: NewFunc(spec, fn), spec: spec, name: spec.Name.Key(), exposure: DirectModelOnly, trusted: true, schema: schema}
+	s.builtins[e.name] = e
+}
+
+// buildModelTools lists what the model sees (see ToolSet.ModelTools).
+func (s *ToolSet) buildModelTools() {
+	add := func(e *entry, desc string) {
+		s.model = append(s.model, ModelTool{Name: e.name, Description: desc, Kind: e.spec.Kind, InputSchema: e.spec.InputSchema, Grammar: e.spec.Grammar})
+	}
+	if s.mode.codeMode() {
+		add(s.builtins[Plain(ExecToolName).Key()], s.execDesc)
+		add(s.builtins[Plain(WaitToolName).Key()], s.waitDesc)
+	}
+	for _, e := range s.entries {
+		switch {
+		case s.mode == ModeCodeModeOnly && e.exposure != DirectModelOnly:
+		case !e.exposure.IsDirect():
+		case s.mode == ModeCodeMode && s.bound[e.name] != "":
+			add(e, s.augmented(e))
+		default:
+			add(e, e.spec.Description)
+		}
+	}
+	// In code_mode_only the index holds only DeferredModelOnly tools, so
+	// tool_search exists only when there are some.
+	if st := s.builtins[Plain(SearchToolName).Key()]; st != nil {
+		add(st, st.spec.Description)
+	}
+}
+
+// augmented is a direct tool's description in ModeCodeMode: its text and
+// how to call it from exec.
+func (s *ToolSet) augmented(e *entry) string {
+	var b strings.Builder
+	b.WriteString(e.spec.Description)
+	if b.Len() > 0 {
+		b.WriteString("\n\n")
+	}
+	fmt.Fprintf(&b, "exec tool declaration:\n```ts\n%s```", tsdecl.Declarations([]protocol.ToolDef{e.def()}))
+	return b.String()
+}

@@ -1,0 +1,28 @@
+// Package registry is the parent agent's tool registry for Code Mode: tool
+// names and namespaces, the six exposures, registration with collision
+// rules, the immutable tool sets handed to the model and to the host,
+// BM25 tool_search over deferred tools, and the one dispatch pipeline that
+// every tool call goes through, whether the model made it directly or a
+// script made it from inside the host.
+//
+// The life cycle is build → finalize → immutable snapshot:
+//
+//	reg := registry.New(registry.Config{Logger: log})
+//	reg.AddTrusted(registry.NewFunc(spec, handler))   // built-ins, in order
+//	reg.AddServer(server, mcpTools)                   // external, at any time
+//	set, err := reg.Finalize(registry.ModeCodeMode)   // one model step
+//	set.ModelTools()      // what the model sees this step
+//	set.CodeModeDefs()    // what the host binds into the isolate
+//	set.Dispatch(ctx, c)  // a call the model made in this step
+//	set.CallTool(ctx, tc) // a call a script made (bridge.ToolExecutor)
+//
+// A *ToolSet never changes, so a call is executed by the same tools and
+// exposures that advertised it, even if the registry changed meanwhile.
+// Pass the set that built a cell's definitions to the bridge as that cell's
+// executor. Registry.CallTool, for callers that don't track sets, uses the
+// most recently finalized set.
+//
+// Concurrency: every method of Registry and of ToolSet is safe from any
+// goroutine. Callbacks in Config (hooks, approval, events) are called from
+// the goroutine that dispatches the call, often many at once.
+package registry

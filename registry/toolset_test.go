@@ -1,0 +1,148 @@
+package registry_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/codemode-host/codemode-host/internal/tsdecl"
+	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/registry"
+)
+
+// sixTools registers one tool per exposure, named after it.
+func sixTools(t *testing.T, cfg registry.Config) *registry.Registry {
+	r := newReg(t, cfg)
+	for _, e := range []registry.Exposure{registry.Direct, registry.Deferred, registry.CodeModeOnly,
+		registry.DirectModelOnly, registry.DeferredModelOnly, registry.Hidden} {
+		require.NoError(t, r.AddTrusted(echo(registry.Plain(e.String()), e)))
+	}
+	return r
+}
+
+func TestModelVisibleToolsPerMode(t *testing.T) {
+	r := sixTools(t, registry.Config{})
+	assert.Equal(t, []string{"direct", "direct_model_only", "tool_search"}, modelNames(finalize(t, r, registry.ModeDirect)))
+	assert.Equal(t, []string{"exec", "wait", "direct", "direct_model_only", "tool_search"}, modelNames(finalize(t, r, registry.ModeCodeMode)))
+	assert.Equal(t, []string{"exec", "wait", "direct_model_only", "tool_search"}, modelNames(finalize(t, r, registry.ModeCodeModeOnly)),
+		"only exec, wait and *ModelOnly tools (deferred_model_only through tool_search)")
+
+	r = newReg(t, registry.Config{})
+	require.NoError(t, r.AddTrusted(echo(registry.Plain("d"), registry.Direct)))
+	require.NoError(t, r.AddTrusted(echo(registry.Plain("deferred"), registry.Deferred)))
+	assert.Equal(t, []string{"exec", "wait"}, modelNames(finalize(t, r, registry.ModeCodeModeOnly)),
+		"without DeferredModelOnly tools there is nothing for tool_search in code_mode_only")
+}
+
+func TestCodeModeDefsHoldOnlyToolsCodeModeMayCall(t *testing.T) {
+	r := sixTools(t, registry.Config{})
+	for _, m := range []registry.Mode{registry.ModeDirect, registry.ModeCodeMode, registry.ModeCodeModeOnly} {
+		set := finalize(t, r, m)
+		defs := set.CodeModeDefs()
+		require.Len(t, defs, 3, m.String())
+		for i, want := range []string{"direct", "deferred", "code_mode_only"} {
+			assert.Equal(t, want, defs[i].Name)
+			assert.Equal(t, want, defs[i].Exposure)
+			assert.Equal(t, protocol.KindFunction, defs[i].Kind)
+			assert.JSONEq(t, objSchema, string(defs[i].InputSchema))
+		}
+	}
+}
+
+func TestIdentifierClashesFirstClaimantWins(t *testing.T) {
+	r := newReg(t, registry.Config{})
+	require.True(t, r.AddExternal(echo(registry.Namespaced("mcp__a", "b"), registry.Direct)))
+	require.True(t, r.AddExternal(echo(registry.Plain("mcp__a__b"), registry.Direct)))
+	require.True(t, r.AddExternal(echo(registry.Namespaced("mcp-a", "b"), registry.Deferred)))
+	require.True(t, r.AddExternal(echo(registry.Namespaced("mcp__a", "c"), registry.Direct)))
+	set := finalize(t, r, registry.ModeCodeMode)
+	assert.Equal(t, []string{"mcp__a.b", "mcp-a.b", "mcp__a.c"}, defNames(set), "mcp-a.b binds as mcp_a__b, no clash")
+	assert.Equal(t, []registry.IdentClash{
+		{Ident: "mcp__a__b", Winner: registry.Namespaced("mcp__a", "b"), Loser: registry.Namespaced("functions", "mcp__a__b")},
+	}, set.IdentClashes())
+	_, collided := r.FirstCollision()
+	assert.False(t, collided, "identifier clashes are not name collisions")
+
+	_, err := set.CallTool(ctxBG(), scriptCall("", "mcp__a__b", `{"text":"x"}`))
+	assert.Equal(t, protocol.CodeNotInCodeMode, toolErr(t, err).Code, "a clash loser is not callable from scripts")
+}
+
+func TestExecAndWaitIdentifiersAreReserved(t *testing.T) {
+	r := newReg(t, registry.Config{})
+	require.NoError(t, r.AddTrusted(echo(registry.Plain("wait"), registry.Direct)))
+	require.NoError(t, r.AddTrusted(echo(registry.Plain("other"), registry.Direct)))
+	set := finalize(t, r, registry.ModeDirect)
+	assert.Equal(t, []string{"other"}, defNames(set), "even without exec, a script can't get a tools.wait")
+	assert.Equal(t, []registry.IdentClash{{Ident: "wait", Winner: registry.Plain("wait"), Loser: registry.Namespaced("functions", "wait")}}, set.IdentClashes())
+	assert.Contains(t, modelNames(set), "wait", "in direct mode the tool itself is still offered")
+}
+
+func TestExcludedNamespacesStayOutOfCodeMode(t *testing.T) {
+	r := newReg(t, registry.Config{ExcludedCodeModeNamespaces: []string{"mcp__secret"}})
+	require.True(t, r.AddExternal(echo(registry.Namespaced("mcp__secret", "get"), registry.Direct)))
+	require.True(t, r.AddExternal(echo(registry.Namespaced("mcp__ok", "get"), registry.Direct)))
+	set := finalize(t, r, registry.ModeCodeMode)
+	assert.Equal(t, []string{"mcp__ok.get"}, defNames(set))
+	assert.Contains(t, modelNames(set), "mcp__secret.get", "still a direct tool")
+}
+
+func TestExecAndWaitDescriptionsComeFromTheRenderer(t *testing.T) {
+	r := sixTools(t, registry.Config{})
+	set := finalize(t, r, registry.ModeCodeMode)
+	assert.Equal(t, tsdecl.ExecDescription(set.CodeModeDefs()), set.ExecDescription())
+	assert.Equal(t, tsdecl.WaitDescription(), set.WaitDescription())
+	tools := set.ModelTools()
+	assert.Equal(t, protocol.KindFreeform, tools[0].Kind, "exec takes raw source")
+	assert.Equal(t, set.ExecDescription(), tools[0].Description)
+	assert.Equal(t, protocol.KindFunction, tools[1].Kind)
+	assert.Contains(t, string(tools[1].InputSchema), "cell_id")
+
+	direct := tools[2]
+	require.Equal(t, "direct", direct.Name.Name)
+	assert.Contains(t, direct.Description, "exec tool declaration:")
+	assert.Contains(t, direct.Description, "direct(args: {")
+	assert.Equal(t, "Echo direct_model_only", tools[3].Description, "model-only tools get no declaration")
+
+	plain := finalize(t, r, registry.ModeDirect).ModelTools()
+	assert.Equal(t, "Echo direct", plain[0].Description, "no declaration without Code Mode")
+}
+
+func TestDeferredNamespacesUseTheFirstDescription(t *testing.T) {
+	r := newReg(t, registry.Config{})
+	mk := func(ns, name, nsDesc string, exp registry.Exposure) registry.Tool {
+		return registry.NewFunc(registry.Spec{Name: registry.Namespaced(ns, name), Exposure: exp,
+			Search: registry.SearchInfo{NamespaceDescription: nsDesc}}, nil)
+	}
+	require.True(t, r.AddExternal(mk("mcp__b", "x", "", registry.Deferred)))
+	require.True(t, r.AddExternal(mk("mcp__b", "y", "Bee tools", registry.Deferred)))
+	require.True(t, r.AddExternal(mk("mcp__b", "z", "Other words", registry.DeferredModelOnly)))
+	require.True(t, r.AddExternal(mk("mcp__a", "x", "Ay tools", registry.Deferred)))
+	require.True(t, r.AddExternal(mk("mcp__c", "x", "Direct only", registry.Direct)))
+	require.True(t, r.AddExternal(mk("", "top", "ignored", registry.Deferred)))
+	set := finalize(t, r, registry.ModeDirect)
+	assert.Equal(t, []registry.NamespaceInfo{{Name: "mcp__a", Description: "Ay tools"}, {Name: "mcp__b", Description: "Bee tools"}}, set.DeferredNamespaces())
+	search := set.ModelTools()[len(set.ModelTools())-1]
+	require.Equal(t, "tool_search", search.Name.Name)
+	assert.Contains(t, search.Description, "- mcp__a: Ay tools\n- mcp__b: Bee tools\n")
+}
+
+func TestHiddenToolsAreNeverParallel(t *testing.T) {
+	r := newReg(t, registry.Config{})
+	for _, e := range []registry.Exposure{registry.Direct, registry.Hidden} {
+		tool := echo(registry.Plain(e.String()), e)
+		tool.ToolSpec.SupportsParallel = true
+		require.NoError(t, r.AddTrusted(tool))
+	}
+	require.NoError(t, r.AddTrusted(echo(registry.Plain("serial"), registry.Direct)))
+	set := finalize(t, r, registry.ModeDirect)
+	for name, want := range map[string]bool{"direct": true, "hidden": false, "serial": false} {
+		got, ok := set.SupportsParallel(registry.Plain(name))
+		require.True(t, ok)
+		assert.Equal(t, want, got, name)
+	}
+	_, ok := set.SupportsParallel(registry.Plain("nope"))
+	assert.False(t, ok)
+	info, _ := set.Lookup(registry.Plain("hidden"))
+	assert.False(t, info.Parallel)
+}

@@ -9,7 +9,9 @@ package jsbindings
 import (
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 
 	v8 "rogchap.com/v8go"
 
@@ -38,15 +40,34 @@ type Host interface {
 	Exit()
 	// Unhandled reports how many rejected promises have no handler now.
 	Unhandled(count int)
+	// Notify sends text to the parent at once as a progress event; an
+	// error becomes a TypeError in the script.
+	Notify(text string) error
+	// Yield asks for the output so far to be returned to whoever waits on
+	// the cell, while the script keeps running.
+	Yield()
+	// Search ranks the cell's tools for query and returns the indexes of
+	// the best limit, as a JSON array.
+	Search(query string, limit int) string
 }
 
 // Globals holds the per-isolate templates. Create one per isolate with New
 // and use it for every context of that isolate, one cell at a time.
 type Globals struct {
-	iso  *v8.Isolate
-	tmpl *v8.ObjectTemplate
-	host Host
+	iso     *v8.Isolate
+	tmpl    *v8.ObjectTemplate
+	host    Host
+	current *Context
 }
+
+// NamedError is an error a host function raises as a JS error of that
+// name (TypeError, RangeError, ...). Other errors raise a TypeError.
+type NamedError struct {
+	Name    string
+	Message string
+}
+
+func (e *NamedError) Error() string { return e.Name + ": " + e.Message }
 
 // New creates the host function templates on iso. Loop only.
 func New(iso *v8.Isolate) (*Globals, error) {
@@ -57,6 +78,9 @@ func New(iso *v8.Isolate) (*Globals, error) {
 		"__cm_timer":     g.timer,
 		"__cm_exit":      g.exit,
 		"__cm_unhandled": g.unhandled,
+		"__cm_notify":    g.notify,
+		"__cm_yield":     g.yield,
+		"__cm_search":    g.search,
 	}
 	for name, fn := range fns {
 		if err := g.tmpl.Set(name, v8.NewFunctionTemplate(iso, g.guard(name, fn))); err != nil {
@@ -81,9 +105,10 @@ type Context struct {
 	internals *v8.Object
 }
 
-// NewContext creates a context whose callbacks go to host and binds tools.
-// Close it (Context.Close) before starting the next one. Loop only.
-func (g *Globals) NewContext(host Host, tools []ToolEntry) (*Context, error) {
+// NewContext creates a context whose callbacks go to host, binds tools and
+// seeds load() with store, a snapshot of the session's stored values. Close
+// it (Context.Close) before starting the next one. Loop only.
+func (g *Globals) NewContext(host Host, tools []ToolEntry, store map[string]json.RawMessage) (*Context, error) {
 	g.host = host
 	ctx := v8.NewContext(g.iso, g.tmpl)
 	val, err := ctx.RunScript(preludeSource, PreludeOrigin)
@@ -106,22 +131,41 @@ func (g *Globals) NewContext(host Host, tools []ToolEntry) (*Context, error) {
 		ctx.Close()
 		return nil, fmt.Errorf("jsbindings: parse tool table: %w", err)
 	}
-	if _, err := internals.MethodCall("install", tv); err != nil {
+	snapshot := make(map[string]string, len(store))
+	for k, v := range store {
+		snapshot[k] = string(v)
+	}
+	sj, err := json.Marshal(snapshot)
+	if err != nil {
+		ctx.Close()
+		return nil, fmt.Errorf("jsbindings: encode store: %w", err)
+	}
+	sv, err := v8.JSONParse(ctx, string(sj))
+	if err != nil {
+		ctx.Close()
+		return nil, fmt.Errorf("jsbindings: parse store: %w", err)
+	}
+	if _, err := internals.MethodCall("install", tv, sv); err != nil {
 		ctx.Close()
 		return nil, fmt.Errorf("jsbindings: install tools: %w", err)
 	}
 	tv.Release()
-	return &Context{Context: ctx, internals: internals}, nil
+	sv.Release()
+	c := &Context{Context: ctx, internals: internals}
+	g.current = c
+	return c, nil
 }
 
-// Close closes the context and drops the host. Loop only.
+// Close closes the context. Loop only.
 func (c *Context) Close() {
 	c.Context.Close()
 }
 
 // FireTimer runs timer id's callback. An error is the callback's exception.
 func (c *Context) FireTimer(id int) error {
-	_, err := c.internals.MethodCall("fireTimer", c.number(id))
+	n := c.number(id)
+	_, err := c.internals.MethodCall("fireTimer", n)
+	n.Release()
 	return err
 }
 
@@ -137,6 +181,27 @@ func (c *Context) Describe(v *v8.Value) (protocol.ErrorInfo, error) {
 		return protocol.ErrorInfo{}, fmt.Errorf("jsbindings: describe returned bad JSON: %w", err)
 	}
 	return info, nil
+}
+
+// StoreWrites returns the values the cell stored, by key, as JSON text.
+func (c *Context) StoreWrites() (map[string]json.RawMessage, error) {
+	s, err := c.internals.MethodCall("storeWrites")
+	if err != nil {
+		return nil, err
+	}
+	defer s.Release()
+	if s.IsUndefined() {
+		return nil, nil
+	}
+	var raw map[string]string
+	if err := json.Unmarshal([]byte(s.String()), &raw); err != nil {
+		return nil, fmt.Errorf("jsbindings: storeWrites returned bad JSON: %w", err)
+	}
+	out := make(map[string]json.RawMessage, len(raw))
+	for k, v := range raw {
+		out[k] = json.RawMessage(v)
+	}
+	return out, nil
 }
 
 // FirstUnhandled describes the first rejection that has no handler.
@@ -170,7 +235,7 @@ func (c *Context) Result(v *v8.Value) (text string, ok bool, err error) {
 }
 
 func (c *Context) number(n int) *v8.Value {
-	v, _ := v8.JSONParse(c.Context, fmt.Sprint(n))
+	v, _ := v8.JSONParse(c.Context, strconv.Itoa(n))
 	return v
 }
 
@@ -181,27 +246,46 @@ func (g *Globals) guard(name string, fn func(args []*v8.Value) (*v8.Value, error
 	return func(info *v8.FunctionCallbackInfo) (ret *v8.Value) {
 		defer func() {
 			if r := recover(); r != nil {
-				ret = g.throw(fmt.Sprintf("%s: internal error: %v", name, r))
+				ret = g.throw(fmt.Errorf("%s: internal error: %v", name, r))
 			}
 		}()
 		args := info.Args()
 		v, err := fn(args)
 		info.Release()
 		if err != nil {
-			return g.throw(err.Error())
+			return g.throw(err)
 		}
 		return v
 	}
 }
 
-// throw raises a string exception; the prelude turns it into a TypeError
-// where a script can see it.
-func (g *Globals) throw(msg string) *v8.Value {
-	v, err := v8.NewValue(g.iso, msg)
+// throw raises err in the script as a real Error (TypeError unless err is
+// a *NamedError).
+func (g *Globals) throw(err error) *v8.Value {
+	name, msg := "TypeError", err.Error()
+	var ne *NamedError
+	if errors.As(err, &ne) {
+		name, msg = ne.Name, ne.Message
+	}
+	if c := g.current; c != nil {
+		n, err1 := v8.JSONParse(c.Context, strconv.Quote(name))
+		m, err2 := v8.JSONParse(c.Context, jsonString(msg))
+		if err1 == nil && err2 == nil {
+			if e, err := c.internals.MethodCall("makeError", n, m); err == nil {
+				return g.iso.ThrowException(e)
+			}
+		}
+	}
+	v, err := v8.NewValue(g.iso, name+": "+msg)
 	if err != nil {
 		return nil
 	}
 	return g.iso.ThrowException(v)
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func (g *Globals) call(args []*v8.Value) (*v8.Value, error) {
@@ -247,4 +331,26 @@ func (g *Globals) unhandled(args []*v8.Value) (*v8.Value, error) {
 	}
 	g.host.Unhandled(int(args[0].Int32()))
 	return nil, nil
+}
+
+func (g *Globals) notify(args []*v8.Value) (*v8.Value, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("__cm_notify expects 1 argument")
+	}
+	return nil, g.host.Notify(args[0].String())
+}
+
+func (g *Globals) yield(args []*v8.Value) (*v8.Value, error) {
+	g.host.Yield()
+	return nil, nil
+}
+
+func (g *Globals) search(args []*v8.Value) (*v8.Value, error) {
+	if len(args) != 2 {
+		return nil, fmt.Errorf("__cm_search expects 2 arguments")
+	}
+	if g.current == nil {
+		return nil, fmt.Errorf("searchTools: no context")
+	}
+	return v8.JSONParse(g.current.Context, g.host.Search(args[0].String(), int(args[1].Int32())))
 }

@@ -10,6 +10,9 @@
 //   __cm_timer(id, delayMs)   delayMs < 0 clears
 //   __cm_exit()
 //   __cm_unhandled(count)
+//   __cm_notify(text)
+//   __cm_yield()
+//   __cm_search(query, limit) -> JSON array of tool indexes, best first
 (function () {
   'use strict';
   const g = globalThis;
@@ -18,12 +21,21 @@
   const hostTimer = g.__cm_timer;
   const hostExit = g.__cm_exit;
   const hostUnhandled = g.__cm_unhandled;
+  const hostNotify = g.__cm_notify;
+  const hostYield = g.__cm_yield;
+  const hostSearch = g.__cm_search;
   for (const k of ['__cm_call', '__cm_out', '__cm_timer', '__cm_exit', '__cm_unhandled',
-    'Atomics', 'SharedArrayBuffer', 'WebAssembly']) {
+    '__cm_notify', '__cm_yield', '__cm_search', 'Atomics', 'SharedArrayBuffer', 'WebAssembly']) {
     delete g[k];
   }
 
   const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const regexpTest = RegExp.prototype.test;
+  const stringTrim = String.prototype.trim;
+  const stringToLower = String.prototype.toLowerCase;
+  const objectKeys = Object.keys;
+  const hasOwn = Object.prototype.hasOwnProperty;
   const ReflectApply = Reflect.apply;
   const defineProperty = Object.defineProperty;
   const freeze = Object.freeze;
@@ -202,6 +214,101 @@
     hostExit();
   }
 
+  function notify(value) {
+    const s = format(value);
+    if (ReflectApply(stringTrim, s, []) === '') {
+      throw new TypeErrorCtor('notify expects non-empty text');
+    }
+    hostNotify(s);
+  }
+
+  function yield_control() {
+    hostYield();
+  }
+
+  const DETAILS = ['auto', 'low', 'high', 'original'];
+  const remoteURL = /^[a-z][a-z0-9+.-]*:\/\//i;
+  const dataURL = /^data:[^,]*,/i;
+  function image(value, detail) {
+    let url;
+    let d;
+    if (typeof value === 'string') {
+      url = value;
+    } else if (value !== null && typeof value === 'object' && typeof value.image_url === 'string') {
+      url = value.image_url;
+      d = value.detail;
+    } else if (value !== null && typeof value === 'object' && value.type === 'image' && typeof value.data === 'string') {
+      const mime = typeof value.mimeType === 'string' && value.mimeType !== '' ? value.mimeType : 'image/png';
+      url = 'data:' + mime + ';base64,' + value.data;
+      const meta = value._meta;
+      if (meta !== null && typeof meta === 'object') d = meta['codex/imageDetail'];
+    } else {
+      throw new TypeErrorCtor('image expects a data: URL string, {image_url, detail?} or an MCP image block {type: "image", data, mimeType}; got ' + kindOf(value));
+    }
+    if (ReflectApply(regexpTest, remoteURL, [url])) {
+      throw new TypeErrorCtor('image: remote URLs are not supported; fetch the image with a tool and pass its bytes as a data: URL (data:image/png;base64,...) or an MCP image block');
+    }
+    if (!ReflectApply(regexpTest, dataURL, [url])) {
+      throw new TypeErrorCtor('image expects a data: URL (data:<mime>;base64,<data>); got a string starting ' + stringify(url.slice(0, 24)));
+    }
+    if (detail !== undefined && detail !== null) d = detail;
+    if (d === undefined || d === null) {
+      d = 'high';
+    } else {
+      d = ReflectApply(stringToLower, StringCtor(d), []);
+      if (!ReflectApply(arrayIncludes, DETAILS, [d])) {
+        throw new TypeErrorCtor('image detail must be one of auto, low, high, original; got ' + stringify(StringCtor(detail === undefined ? d : detail)));
+      }
+    }
+    out('image', '', url, d);
+  }
+
+  // store/load: session-scoped JSON values. The cell sees a snapshot taken
+  // when it started; its writes are visible to load at once and committed
+  // by the session when the cell ends.
+  const stored = new MapCtor(); // key -> JSON text
+  const written = new MapCtor(); // keys this cell wrote -> JSON text
+  function storeReplacer(key, v) {
+    const t = typeof v;
+    if (t === 'function' || t === 'symbol' || t === 'bigint') {
+      throw new TypeErrorCtor('a ' + t + (key === '' ? '' : ' at key ' + stringify(key)) + ' is not JSON');
+    }
+    return v;
+  }
+  function store(key, value) {
+    const k = StringCtor(key);
+    let json;
+    try {
+      json = stringify(value, storeReplacer);
+    } catch (e) {
+      throw new TypeErrorCtor('Unable to store ' + stringify(k) + ': only JSON-serialisable values can be stored (' + (e && e.message) + ')');
+    }
+    if (json === undefined) {
+      throw new TypeErrorCtor('Unable to store ' + stringify(k) + ': only JSON-serialisable values can be stored (got ' + kindOf(value) + ')');
+    }
+    ReflectApply(mapSet, stored, [k, json]);
+    ReflectApply(mapSet, written, [k, json]);
+  }
+  function load(key) {
+    const json = ReflectApply(mapGet, stored, [StringCtor(key)]);
+    return json === undefined ? undefined : parse(json);
+  }
+
+  let allTools = [];
+  function searchTools(query, limit) {
+    if (typeof query !== 'string' || ReflectApply(stringTrim, query, []) === '') {
+      throw new TypeErrorCtor('searchTools expects a non-empty query string; got ' + kindOf(query));
+    }
+    let n = limit === undefined ? 8 : NumberCtor(limit);
+    if (!isFiniteNumber(n) || n < 1) {
+      throw new TypeErrorCtor('searchTools limit must be a positive number; got ' + StringCtor(limit));
+    }
+    const ids = hostSearch(query, n | 0);
+    const hits = [];
+    for (let i = 0; i < ids.length; i++) ReflectApply(arrayPush, hits, [allTools[ids[i]]]);
+    return hits;
+  }
+
   // Rejections nobody handles fail the cell (the shim calls the hook).
   const unhandled = new MapCtor();
   defineProperty(g, '__codemode_reject__', {
@@ -213,9 +320,20 @@
     writable: false, enumerable: false, configurable: false,
   });
 
-  const globals = { console, text, setTimeout, clearTimeout, queueMicrotask, exit, ToolError };
+  const globals = {
+    console, text, image, notify, yield_control, store, load, searchTools,
+    setTimeout, clearTimeout, queueMicrotask, exit, ToolError,
+  };
   for (const k in globals) {
     defineProperty(g, k, { value: globals[k], writable: true, enumerable: false, configurable: true });
+  }
+
+  // stripMeta drops _meta from MCP-style results ({content: [...], _meta}).
+  function stripMeta(r) {
+    if (r !== null && typeof r === 'object' && isArray(r.content) && ReflectApply(hasOwn, r, ['_meta'])) {
+      delete r._meta;
+    }
+    return r;
   }
 
   function makeTool(index, def) {
@@ -229,7 +347,7 @@
           throw new TypeErrorCtor(label + ' is a freeform tool and expects a string; got ' + kindOf(input));
         }
         try {
-          return await hostCall(index, stringify(input));
+          return stripMeta(await hostCall(index, stringify(input)));
         } catch (e) {
           throw toolError(qname, e);
         }
@@ -247,7 +365,7 @@
           throw new TypeErrorCtor(label + ': the argument cannot be sent as JSON (' + e.message + ')');
         }
         try {
-          return await hostCall(index, input);
+          return stripMeta(await hostCall(index, input));
         } catch (e) {
           throw toolError(qname, e);
         }
@@ -258,7 +376,9 @@
 
   return {
     // install binds the cell's tools: [{ident, qualified, kind, description, declaration}].
-    install(table) {
+    install(table, snapshot) {
+      const keys = objectKeys(snapshot);
+      for (let i = 0; i < keys.length; i++) ReflectApply(mapSet, stored, [keys[i], snapshot[keys[i]]]);
       const tools = {};
       const all = [];
       for (let i = 0; i < table.length; i++) {
@@ -266,6 +386,7 @@
         tools[def.ident] = makeTool(i, def);
         ReflectApply(arrayPush, all, [freeze({ name: def.ident, description: def.description, declaration: def.declaration })]);
       }
+      allTools = all;
       defineProperty(g, 'tools', { value: freeze(tools), writable: false, enumerable: false, configurable: false });
       defineProperty(g, 'ALL_TOOLS', { value: freeze(all), writable: false, enumerable: false, configurable: false });
     },
@@ -276,11 +397,23 @@
       cb();
     },
     describe,
+    makeError(name, message) {
+      const E = name === 'RangeError' ? RangeError : name === 'TypeError' ? TypeErrorCtor : name === 'Error' ? ErrorCtor : null;
+      if (E !== null) return new E(message);
+      const e = new ErrorCtor(message);
+      defineProperty(e, 'name', { value: name, writable: true, configurable: true, enumerable: false });
+      return e;
+    },
     // result formats the top-level return value, or returns undefined.
     result(v) {
       if (v === undefined) return undefined;
       if (typeof v === 'string') return v;
       return format(v);
+    },
+    // storeWrites returns the keys this cell stored, as {key: JSON text}.
+    storeWrites() {
+      if (ReflectApply(mapSize, written, []) === 0) return undefined;
+      return stringify(fromEntries(ReflectApply(mapEntries, written, [])));
     },
     firstUnhandled() {
       for (const entry of ReflectApply(mapEntries, unhandled, [])) return describe(entry[1]);

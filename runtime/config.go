@@ -51,6 +51,9 @@ type Limits struct {
 	MaxOutputBytes int
 	// MaxSourceBytes refuses larger sources. Default 1 MiB.
 	MaxSourceBytes int
+	// MaxNotifications caps notify() calls per cell; the next one throws a
+	// RangeError. Default 1000.
+	MaxNotifications int
 }
 
 // Default limits.
@@ -58,6 +61,7 @@ const (
 	DefaultWallTime       = 60 * time.Second
 	DefaultMaxOutputBytes = 1 << 20
 	DefaultMaxSourceBytes = 1 << 20
+	DefaultMaxNotifications = 1000
 )
 
 func (l Limits) withDefaults() Limits {
@@ -69,6 +73,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxSourceBytes <= 0 {
 		l.MaxSourceBytes = DefaultMaxSourceBytes
+	}
+	if l.MaxNotifications <= 0 {
+		l.MaxNotifications = DefaultMaxNotifications
 	}
 	return l
 }
@@ -88,8 +95,13 @@ type CellRequest struct {
 	ID string
 	// SessionID is copied into every tool call.
 	SessionID string
-	// Source is the JavaScript to run. Top-level await and return work.
+	// Source is the JavaScript or TypeScript to run. Top-level await and
+	// return work.
 	Source string
+	// Language is protocol.LangJS (the default) or protocol.LangTS: a
+	// TypeScript cell is stripped with esbuild first and its errors point
+	// into the TypeScript.
+	Language protocol.Language
 	// Origin is the script name in stack traces. Default "script.js".
 	Origin string
 	// Tools are bound as tools.<ident>; identifiers are normalised and the
@@ -100,9 +112,18 @@ type CellRequest struct {
 	Caller ToolCaller
 	// Limits bound the cell.
 	Limits Limits
+	// Store is the session's stored values when the cell starts, by key,
+	// as JSON text; load() reads from it. The cell never changes the map.
+	Store map[string]json.RawMessage
 	// OnItem, when set, sees each output item as it is made, on the loop
 	// goroutine. It must not block.
 	OnItem func(protocol.Item)
+	// OnNotify, when set, receives notify(text) at once, on the loop
+	// goroutine. It must not block.
+	OnNotify func(text string)
+	// OnYield, when set, is called on the loop goroutine when the script
+	// calls yield_control(). It must not block.
+	OnYield func()
 }
 
 // Result is how a cell ended.
@@ -118,4 +139,8 @@ type Result struct {
 	Error *protocol.ErrorInfo
 	// Stats measure the cell.
 	Stats protocol.Stats
+	// StoreWrites are the values the cell stored, by key, as JSON text.
+	// The session commits them when the cell completed or failed and drops
+	// them when it was stopped (DESIGN §5).
+	StoreWrites map[string]json.RawMessage
 }

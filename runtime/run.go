@@ -22,6 +22,7 @@ type cellRun struct {
 	w     *worker
 	ctx   *jsbindings.Context
 	tools []protocol.ToolDef
+	prog  program
 
 	callCtx    context.Context // cancelled when the cell ends
 	cancelCall context.CancelFunc
@@ -35,7 +36,9 @@ type cellRun struct {
 	dropped   int // items dropped over the output cap
 	droppedB  int // bytes dropped over the output cap
 	unhandled int
+	notified  int
 	heapPeak  uint64
+	writes    map[string]json.RawMessage
 }
 
 type pendingCall struct {
@@ -59,6 +62,7 @@ func (w *worker) run(c *Cell) (reusable bool) {
 	res.Stats.CPUMS = float64((threadCPU() - cpu0).Microseconds()) / 1000
 	res.Stats.HeapPeak = r.heapPeak
 	res.Stats.ToolCalls = int(r.nextCall)
+	res.StoreWrites = r.writes
 	stop := c.stopped()
 	c.finish(res)
 	if stop != nil {
@@ -86,8 +90,13 @@ func (r *cellRun) execute() Result {
 		return r.failed(&protocol.ErrorInfo{Name: "RangeError",
 			Message: fmt.Sprintf("the source is %d bytes; the limit is %d", n, c.req.Limits.MaxSourceBytes)})
 	}
+	prog, perr := compile(c.req)
+	if perr != nil {
+		return r.failed(perr)
+	}
+	r.prog = prog
 	r.tools, _ = bindable(c.req.Tools)
-	ctx, err := r.w.globals.NewContext(r, toolEntries(r.tools))
+	ctx, err := r.w.globals.NewContext(r, toolEntries(r.tools), c.req.Store)
 	if err != nil {
 		return internalFailure(c, err)
 	}
@@ -99,7 +108,7 @@ func (r *cellRun) execute() Result {
 	})
 	defer timeout.Stop()
 
-	val, err := ctx.RunScript(wrap(c.req.Source), c.req.Origin)
+	val, err := ctx.RunScript(prog.code, c.req.Origin)
 	if stop := c.stopped(); stop != nil {
 		return r.halted(stop)
 	}
@@ -321,6 +330,31 @@ func (r *cellRun) Unhandled(count int) {
 	r.unhandled = count
 }
 
+// Notify implements jsbindings.Host.
+func (r *cellRun) Notify(text string) error {
+	if r.notified >= r.c.req.Limits.MaxNotifications {
+		return &jsbindings.NamedError{Name: "RangeError",
+			Message: fmt.Sprintf("notify: this cell reached its limit of %d notifications", r.c.req.Limits.MaxNotifications)}
+	}
+	r.notified++
+	if r.c.req.OnNotify != nil {
+		r.c.req.OnNotify(text)
+	}
+	return nil
+}
+
+// Yield implements jsbindings.Host.
+func (r *cellRun) Yield() {
+	if r.c.req.OnYield != nil {
+		r.c.req.OnYield()
+	}
+}
+
+// Search implements jsbindings.Host.
+func (r *cellRun) Search(query string, limit int) string {
+	return searchTools(r.tools, query, limit)
+}
+
 // completed finishes the cell with its return value as the last item.
 func (r *cellRun) completed(v *v8.Value) Result {
 	text, ok, err := r.ctx.Result(v)
@@ -352,6 +386,14 @@ func (r *cellRun) failUnhandled() Result {
 }
 
 func (r *cellRun) result(status protocol.Status, e *protocol.ErrorInfo) Result {
+	if r.ctx != nil && r.c.stopped() == nil {
+		if w, err := r.ctx.StoreWrites(); err == nil {
+			r.writes = w
+		}
+	}
+	if e != nil {
+		addHints(e, r.c.req.Source)
+	}
 	if r.dropped > 0 {
 		r.items = append(r.items, protocol.Item{Type: protocol.ItemText,
 			Text: fmt.Sprintf("[output truncated: %d more items (%d bytes) were dropped over the %d-byte output limit]",
@@ -379,7 +421,7 @@ func (r *cellRun) scriptError(err error) *protocol.ErrorInfo {
 	}
 	name, msg := splitName(jsErr.Message)
 	info := &protocol.ErrorInfo{Name: name, Message: msg, Stack: jsErr.StackTrace}
-	locate(info, r.c.req.Origin, r.lastLine(), jsErr.Location)
+	locate(info, r.c.req.Origin, r.lastLine(), r.mapPos(), jsErr.Location)
 	if info.Stack == "" && info.Line > 0 {
 		info.Stack = fmt.Sprintf("%s: %s\n    at %s:%d:%d", name, msg, r.c.req.Origin, info.Line, info.Column)
 	}
@@ -387,7 +429,14 @@ func (r *cellRun) scriptError(err error) *protocol.ErrorInfo {
 }
 
 func (r *cellRun) locate(info *protocol.ErrorInfo) {
-	locate(info, r.c.req.Origin, r.lastLine())
+	locate(info, r.c.req.Origin, r.lastLine(), r.mapPos())
+}
+
+func (r *cellRun) mapPos() posMapper {
+	if r.prog.mapPos == nil {
+		return position
+	}
+	return r.prog.mapPos
 }
 
 // lastLine is the number of the source's last line.

@@ -58,9 +58,9 @@ type Limits struct {
 
 // Default limits.
 const (
-	DefaultWallTime       = 60 * time.Second
-	DefaultMaxOutputBytes = 1 << 20
-	DefaultMaxSourceBytes = 1 << 20
+	DefaultWallTime         = 60 * time.Second
+	DefaultMaxOutputBytes   = 1 << 20
+	DefaultMaxSourceBytes   = 1 << 20
 	DefaultMaxNotifications = 1000
 )
 

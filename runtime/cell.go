@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"sync"
+	"time"
 
 	v8 "rogchap.com/v8go"
 
@@ -23,6 +24,9 @@ type Cell struct {
 	iso      *v8.Isolate // set while the cell's JS may run
 	stop     *stopReason // first reason to stop wins
 	finished bool
+
+	stuckAfter time.Duration
+	onStuck    func(*Cell, protocol.ErrorInfo)
 }
 
 // stopReason is why a cell was stopped before its code settled.
@@ -79,6 +83,19 @@ func (c *Cell) halt(status protocol.Status, err *protocol.ErrorInfo) {
 	c.stop = &stopReason{status: status, err: err}
 	if c.iso != nil {
 		c.iso.TerminateExecution()
+		if c.onStuck != nil && status != protocol.StatusCompleted {
+			reason := protocol.ErrorInfo{Name: "Error", Message: string(status)}
+			if err != nil {
+				reason = *err
+			}
+			time.AfterFunc(c.stuckAfter, func() {
+				select {
+				case <-c.done:
+				default:
+					c.onStuck(c, reason)
+				}
+			})
+		}
 	}
 	c.mb.wake()
 }
@@ -94,6 +111,10 @@ func (c *Cell) stopped() *stopReason {
 func (c *Cell) attach(iso *v8.Isolate) {
 	c.mu.Lock()
 	c.iso = iso
+	if c.stop != nil {
+		// Halted before its JS could run: stop it as soon as it starts.
+		iso.TerminateExecution()
+	}
 	c.mu.Unlock()
 }
 

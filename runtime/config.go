@@ -22,6 +22,25 @@ type Config struct {
 	// Prewarm is how many isolates New creates before it returns, so the
 	// first cell does not pay for one. Default 1; negative means none.
 	Prewarm int
+	// HeapLimitMB is V8's old-space limit for every isolate in the process
+	// (--max-old-space-size). It can be set only once per process: the first
+	// Runtime's value wins. A script that nears it is stopped as
+	// out_of_memory and its isolate discarded. Default 512.
+	HeapLimitMB int
+	// MaxRSSMB stops every running cell as out_of_memory when the process's
+	// resident memory passes it (ArrayBuffers live outside the V8 heap).
+	// Default 4096; negative disables the watchdog.
+	MaxRSSMB int
+	// StuckAfter is how long a stopped cell may take to actually end.
+	// V8 checks for termination between statements, but not inside one
+	// long builtin (sorting or serialising hundreds of MiB); a cell stuck
+	// there this long is reported to OnStuck. Default 5s.
+	StuckAfter time.Duration
+	// OnStuck is called, on its own goroutine, with a cell that did not
+	// end within StuckAfter of being stopped. The isolate's thread cannot
+	// be reclaimed, so a host process should report the cell and exit
+	// (its parent restarts it). Default: log an error.
+	OnStuck func(c *Cell, reason protocol.ErrorInfo)
 	// Logger receives diagnostics. Default: discard.
 	Logger hclog.Logger
 }
@@ -36,8 +55,23 @@ func (c Config) withDefaults() Config {
 	if c.Prewarm == 0 {
 		c.Prewarm = 1
 	}
+	if c.HeapLimitMB <= 0 {
+		c.HeapLimitMB = 512
+	}
+	if c.MaxRSSMB == 0 {
+		c.MaxRSSMB = 4096
+	}
+	if c.StuckAfter <= 0 {
+		c.StuckAfter = 5 * time.Second
+	}
 	if c.Logger == nil {
 		c.Logger = hclog.NewNullLogger()
+	}
+	if c.OnStuck == nil {
+		log := c.Logger
+		c.OnStuck = func(cell *Cell, reason protocol.ErrorInfo) {
+			log.Error("runtime: a stopped cell is stuck inside V8 and cannot be reclaimed", "cell", cell.ID(), "reason", reason.Message)
+		}
 	}
 	return c
 }
@@ -46,6 +80,23 @@ func (c Config) withDefaults() Config {
 type Limits struct {
 	// WallTime stops the cell as timed_out when it runs longer. Default 60s.
 	WallTime time.Duration
+	// CPUTime stops the cell as timed_out when its isolate's thread has
+	// used this much CPU; time spent waiting for tools does not count.
+	// Default: the wall time.
+	CPUTime time.Duration
+	// HeapMB stops the cell as out_of_memory when its isolate's heap plus
+	// external (ArrayBuffer) memory passes it. Default 256.
+	HeapMB int
+	// MaxToolCalls caps the tool calls one cell may make; later calls
+	// reject with a ToolError of code limit_exceeded. Default 10000.
+	MaxToolCalls int
+	// MaxConcurrentToolCalls caps the calls in flight at once; more wait
+	// in order for a free slot. Default 1024.
+	MaxConcurrentToolCalls int
+	// MaxOutputTokens truncates the cell's output in the middle when it is
+	// longer (a token is about 4 bytes), saying how much was cut.
+	// Default 10000; negative means no limit.
+	MaxOutputTokens int
 	// MaxOutputBytes caps the text and image data a cell may emit; the
 	// rest is dropped and the result says how much. Default 1 MiB.
 	MaxOutputBytes int
@@ -62,11 +113,31 @@ const (
 	DefaultMaxOutputBytes   = 1 << 20
 	DefaultMaxSourceBytes   = 1 << 20
 	DefaultMaxNotifications = 1000
+
+	DefaultHeapMB                 = 256
+	DefaultMaxToolCalls           = 10000
+	DefaultMaxConcurrentToolCalls = 1024
+	DefaultMaxOutputTokens        = 10000
 )
 
 func (l Limits) withDefaults() Limits {
 	if l.WallTime <= 0 {
 		l.WallTime = DefaultWallTime
+	}
+	if l.CPUTime <= 0 {
+		l.CPUTime = l.WallTime
+	}
+	if l.HeapMB <= 0 {
+		l.HeapMB = DefaultHeapMB
+	}
+	if l.MaxToolCalls <= 0 {
+		l.MaxToolCalls = DefaultMaxToolCalls
+	}
+	if l.MaxConcurrentToolCalls <= 0 {
+		l.MaxConcurrentToolCalls = DefaultMaxConcurrentToolCalls
+	}
+	if l.MaxOutputTokens == 0 {
+		l.MaxOutputTokens = DefaultMaxOutputTokens
 	}
 	if l.MaxOutputBytes <= 0 {
 		l.MaxOutputBytes = DefaultMaxOutputBytes

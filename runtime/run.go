@@ -38,7 +38,16 @@ type cellRun struct {
 	unhandled int
 	notified  int
 	heapPeak  uint64
+	guardHits uint64 // the heap guard's count when the cell started
 	writes    map[string]json.RawMessage
+
+	inflight int          // tool calls started and not settled
+	queued   []queuedCall // calls waiting for a concurrency slot
+}
+
+type queuedCall struct {
+	id   uint64
+	call protocol.ToolCall
 }
 
 type pendingCall struct {
@@ -51,7 +60,8 @@ func (w *worker) run(c *Cell) (reusable bool) {
 	start := time.Now()
 	cpu0 := threadCPU()
 	callCtx, cancel := context.WithCancel(context.Background())
-	r := &cellRun{c: c, w: w, callCtx: callCtx, cancelCall: cancel, pending: map[uint64]*pendingCall{}}
+	r := &cellRun{c: c, w: w, callCtx: callCtx, cancelCall: cancel, pending: map[uint64]*pendingCall{},
+		guardHits: w.guard.Hits()}
 	res := r.execute()
 	cancel()
 	if r.ctx != nil {
@@ -64,7 +74,11 @@ func (w *worker) run(c *Cell) (reusable bool) {
 	res.Stats.ToolCalls = int(r.nextCall)
 	res.StoreWrites = r.writes
 	stop := c.stopped()
+	guardFired := w.guard.Hits() != r.guardHits
 	c.finish(res)
+	if guardFired {
+		return false
+	}
 	if stop != nil {
 		// A halted isolate may still carry a pending termination, or have
 		// been stopped inside a builtin: start the next cell on a new one.
@@ -101,7 +115,9 @@ func (r *cellRun) execute() Result {
 		return internalFailure(c, err)
 	}
 	r.ctx = ctx
+	r.w.guard.SetCellLimit(uint64(c.req.Limits.HeapMB) << 20)
 	c.attach(r.w.iso)
+	defer r.watch(c.req.Limits.CPUTime)()
 	timeout := time.AfterFunc(c.req.Limits.WallTime, func() {
 		c.halt(protocol.StatusTimedOut, &protocol.ErrorInfo{Name: "TimeoutError",
 			Message: fmt.Sprintf("the script ran longer than its wall-time limit of %s and was stopped", c.req.Limits.WallTime)})
@@ -109,6 +125,7 @@ func (r *cellRun) execute() Result {
 	defer timeout.Stop()
 
 	val, err := ctx.RunScript(prog.code, c.req.Origin)
+	r.checkHeap()
 	if stop := c.stopped(); stop != nil {
 		return r.halted(stop)
 	}
@@ -133,7 +150,7 @@ func (r *cellRun) loop(main *v8.Promise) Result {
 	}()
 	for {
 		r.ctx.PerformMicrotaskCheckpoint()
-		r.sampleHeap()
+		r.checkHeap()
 		if stop := r.c.stopped(); stop != nil {
 			return r.halted(stop)
 		}
@@ -196,19 +213,15 @@ func (r *cellRun) fireTimers() error {
 		if !ok {
 			return nil
 		}
-		if err := r.ctx.FireTimer(id); err != nil {
+		err := r.ctx.FireTimer(id)
+		r.checkHeap()
+		if err != nil {
 			return err
 		}
 		r.ctx.PerformMicrotaskCheckpoint()
 		if r.c.stopped() != nil {
 			return nil
 		}
-	}
-}
-
-func (r *cellRun) sampleHeap() {
-	if used := r.w.iso.GetHeapStatistics().UsedHeapSize; used > r.heapPeak {
-		r.heapPeak = used
 	}
 }
 
@@ -235,12 +248,37 @@ func (r *cellRun) CallTool(index int, input string) (*v8.Value, error) {
 		Kind:      kindOf(def),
 		Input:     json.RawMessage(input),
 	}
+	lim := r.c.req.Limits
+	switch {
+	case int(id) > lim.MaxToolCalls:
+		r.c.mb.post(func() {
+			r.settle(id, nil, &protocol.ToolError{Code: protocol.CodeLimitExceeded,
+				Message: fmt.Sprintf("this cell reached its limit of %d tool calls", lim.MaxToolCalls)})
+		})
+	case r.inflight >= lim.MaxConcurrentToolCalls:
+		r.queued = append(r.queued, queuedCall{id: id, call: call})
+	default:
+		r.start(id, call)
+	}
+	return p.Value, nil
+}
+
+// start sends call to the cell's ToolCaller on its own goroutine. Loop only.
+func (r *cellRun) start(id uint64, call protocol.ToolCall) {
+	r.inflight++
 	caller, mb, ctx := r.c.req.Caller, r.c.mb, r.callCtx
 	go func() {
 		value, err := callSafely(ctx, caller, call)
-		mb.post(func() { r.settle(id, value, err) })
+		mb.post(func() {
+			r.inflight--
+			if len(r.queued) > 0 {
+				next := r.queued[0]
+				r.queued = r.queued[1:]
+				r.start(next.id, next.call)
+			}
+			r.settle(id, value, err)
+		})
 	}()
-	return p.Value, nil
 }
 
 // callSafely calls the tool and turns a panic into an error.
@@ -399,7 +437,7 @@ func (r *cellRun) result(status protocol.Status, e *protocol.ErrorInfo) Result {
 			Text: fmt.Sprintf("[output truncated: %d more items (%d bytes) were dropped over the %d-byte output limit]",
 				r.dropped, r.droppedB, r.c.req.Limits.MaxOutputBytes)})
 	}
-	return Result{Status: status, Items: r.items, Error: e}
+	return Result{Status: status, Items: TruncateItems(r.items, r.c.req.Limits.MaxOutputTokens), Error: e}
 }
 
 // describe turns a rejection reason into an ErrorInfo located in the

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	v8 "rogchap.com/v8go"
 )
 
 // Runtime runs cells on a pool of isolates. Safe from any goroutine.
@@ -19,11 +21,22 @@ type Runtime struct {
 	idle   []*worker
 	active map[*Cell]struct{}
 	closed bool
+	quit   chan struct{} // closed by Close
 }
+
+// setHeapFlag sets V8's heap limit once per process, before any isolate.
+var setHeapFlag sync.Once
 
 // New starts a runtime and warms cfg.Prewarm isolates.
 func New(cfg Config) *Runtime {
-	r := &Runtime{cfg: cfg.withDefaults(), active: map[*Cell]struct{}{}}
+	r := &Runtime{cfg: cfg.withDefaults(), active: map[*Cell]struct{}{}, quit: make(chan struct{})}
+	setHeapFlag.Do(func() {
+		v8.SetFlags(fmt.Sprintf("--max-old-space-size=%d", r.cfg.HeapLimitMB))
+	})
+	if r.cfg.MaxRSSMB > 0 {
+		r.wg.Add(1)
+		go r.watchRSS()
+	}
 	for i := 0; i < r.cfg.Prewarm; i++ {
 		w := r.spawn()
 		<-w.ready
@@ -49,6 +62,7 @@ func (r *Runtime) Start(req CellRequest) (*Cell, error) {
 		return nil, fmt.Errorf("runtime: cell %s binds %d tools but has no ToolCaller", id, len(req.Tools))
 	}
 	c := newCell(id, req)
+	c.stuckAfter, c.onStuck = r.cfg.StuckAfter, r.cfg.OnStuck
 
 	r.mu.Lock()
 	if r.closed {
@@ -88,6 +102,7 @@ func (r *Runtime) Close() {
 		return
 	}
 	r.closed = true
+	close(r.quit)
 	idle := r.idle
 	r.idle = nil
 	active := make([]*Cell, 0, len(r.active))

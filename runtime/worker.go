@@ -2,6 +2,7 @@ package runtime
 
 import (
 	goruntime "runtime"
+	"syscall"
 
 	v8 "rogchap.com/v8go"
 
@@ -18,8 +19,14 @@ type worker struct {
 
 	iso     *v8.Isolate
 	globals *jsbindings.Globals
+	guard   *v8shim.HeapGuard
+	tid     int // the OS thread the isolate runs on
 	cells   int
 }
+
+// heapHeadroom is what the near-heap-limit guard grants a script while it
+// is being stopped, so V8 can unwind instead of aborting the process.
+const heapHeadroom = 64 << 20
 
 func (w *worker) main() {
 	// V8 work on a thread that other goroutines share is slow (and on the
@@ -27,15 +34,20 @@ func (w *worker) main() {
 	goruntime.LockOSThread()
 	defer w.rt.wg.Done()
 
+	w.tid = syscall.Gettid()
 	w.iso = v8.NewIsolate()
 	v8shim.TrackRejections(w.iso)
+	w.guard = v8shim.NewHeapGuard(w.iso, heapHeadroom, w.iso.GetHeapStatistics().HeapSizeLimit)
+	defer func() {
+		w.guard.Free()
+		w.iso.Dispose()
+	}()
 	g, err := jsbindings.New(w.iso)
 	close(w.ready)
 	if err != nil {
 		w.rt.cfg.Logger.Error("runtime: cannot install bindings", "error", err)
 	}
 	w.globals = g
-	defer w.iso.Dispose()
 
 	for c := range w.jobs {
 		if w.globals == nil {

@@ -49,6 +49,17 @@ typedef size_t (*NearHeapLimitCallback)(void* data, size_t current_heap_limit,
 
 enum class NewStringType { kNormal, kInternalized };
 
+typedef void (*InterruptCallback)(Isolate* isolate, void* data);
+
+// HeapStatistics: only the constructor is called; the fields are read by
+// offset (used_heap_size_ is the 5th size_t, external_memory_ the 8th), and
+// the buffer is larger than the real class.
+class HeapStatistics {
+ public:
+  HeapStatistics();
+  size_t fields[32];
+};
+
 class Isolate {
  public:
   void SetPromiseRejectCallback(PromiseRejectCallback callback);
@@ -58,6 +69,8 @@ class Isolate {
   void AddNearHeapLimitCallback(NearHeapLimitCallback callback, void* data);
   void RemoveNearHeapLimitCallback(NearHeapLimitCallback callback,
                                    size_t heap_limit);
+  void RequestInterrupt(InterruptCallback callback, void* data);
+  void GetHeapStatistics(HeapStatistics* heap_statistics);
 };
 
 class Context {
@@ -129,6 +142,18 @@ void OnPromiseReject(v8::PromiseRejectMessage msg) {
   }
 }
 
+void OnInterrupt(v8::Isolate* iso, void* data) {
+  auto* state = static_cast<cm_heap_state*>(data);
+  v8::HeapStatistics hs;
+  iso->GetHeapStatistics(&hs);
+  uint64_t used = hs.fields[4] + hs.fields[7];
+  state->last_used = used;
+  if (state->cell_limit > 0 && used > state->cell_limit) {
+    state->over = 1;
+    iso->TerminateExecution();
+  }
+}
+
 size_t OnNearHeapLimit(void* data, size_t current, size_t initial) {
   auto* state = static_cast<cm_heap_state*>(data);
   state->hits++;
@@ -153,6 +178,10 @@ void cm_heap_guard_add(cm_heap_state* state) {
 void cm_heap_guard_remove(cm_heap_state* state, size_t limit) {
   static_cast<v8::Isolate*>(state->isolate)
       ->RemoveNearHeapLimitCallback(OnNearHeapLimit, limit);
+}
+
+void cm_heap_check(cm_heap_state* state) {
+  static_cast<v8::Isolate*>(state->isolate)->RequestInterrupt(OnInterrupt, state);
 }
 
 void cm_cancel_terminate(void* isolate) {

@@ -71,6 +71,24 @@ func NewHeapGuard(iso *v8.Isolate, headroom, initialLimit uint64) *HeapGuard {
 // Hits is how many times the guard fired since it was installed. Loop only.
 func (g *HeapGuard) Hits() uint64 { return uint64(g.state.hits) }
 
+// SetCellLimit sets the heap-plus-external bytes the running script may
+// use (0: no limit) and clears the over-limit flag. Loop only, between
+// scripts.
+func (g *HeapGuard) SetCellLimit(bytes uint64) {
+	g.state.cell_limit = C.uint64_t(bytes)
+	g.state.over = 0
+}
+
+// OverLimit reports whether a Check found the cell limit passed and
+// terminated the script. Loop only.
+func (g *HeapGuard) OverLimit() bool { return g.state.over != 0 }
+
+// Check asks V8 to measure the heap at its next interrupt check, on the
+// isolate's thread, and terminate the script if it passed the cell limit.
+// Safe from any goroutine while the guard is installed; it does nothing
+// until JS runs.
+func (g *HeapGuard) Check() { C.cm_heap_check(g.state) }
+
 // Reset restores the initial heap limit and re-arms the guard. Loop only.
 func (g *HeapGuard) Reset() {
 	C.cm_heap_guard_remove(g.state, C.size_t(g.limit))

@@ -3,6 +3,7 @@ package v8shim
 import (
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	v8 "rogchap.com/v8go"
@@ -31,4 +32,34 @@ func TestTrackRejectionsCallsHook(t *testing.T) {
 	v, err := ctx.RunScript(`seen.join(',')`, "t3.js")
 	require.NoError(t, err)
 	require.Equal(t, "unhandled:a,unhandled:b,unhandled:c,handled", v.String())
+}
+
+func TestHeapGuardTurnsBombsIntoTermination(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	iso := v8.NewIsolate()
+	g := NewHeapGuard(iso, 64<<20, iso.GetHeapStatistics().HeapSizeLimit)
+	defer func() {
+		g.Free()
+		iso.Dispose()
+	}()
+	g.SetCellLimit(32 << 20)
+	ctx := v8.NewContext(iso)
+	defer ctx.Close()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				g.Check()
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	_, err := ctx.RunScript("const a = []; while (true) a.push(new Uint8Array(1 << 20));", "bomb.js")
+	require.Error(t, err)
+	require.True(t, g.OverLimit(), "the interrupt should have found the limit passed: %v", err)
 }

@@ -1,0 +1,56 @@
+package runtime
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+func textItem(s string) protocol.Item { return protocol.Item{Type: "text", Text: s} }
+
+func TestTruncateItemsKeepsBothEnds(t *testing.T) {
+	items := []protocol.Item{textItem(strings.Repeat("a", 40)), textItem(strings.Repeat("b", 100)), textItem(strings.Repeat("c", 40))}
+	out := TruncateItems(items, 10) // 40 bytes: 20 from the start, 20 from the end
+	require.Len(t, out, 3)
+	assert.Equal(t, strings.Repeat("a", 20), out[0].Text)
+	assert.Contains(t, out[1].Text, "…35 tokens truncated…")
+	assert.Contains(t, out[1].Text, "about 45 tokens; the limit is 10")
+	assert.Equal(t, strings.Repeat("c", 20), out[2].Text)
+}
+
+func TestTruncateItemsUnderBudgetOrUnlimited(t *testing.T) {
+	items := []protocol.Item{textItem("short"), {Type: "image", ImageURL: "data:image/png;base64," + strings.Repeat("A", 1000)}}
+	assert.Equal(t, items, TruncateItems(items, 5))
+	big := []protocol.Item{textItem(strings.Repeat("x", 1000))}
+	assert.Equal(t, big, TruncateItems(big, -1))
+}
+
+func TestTruncateItemsNeverSplitsRunes(t *testing.T) {
+	s := strings.Repeat("é€😀", 50)
+	out := TruncateItems([]protocol.Item{textItem(s)}, 7)
+	require.Len(t, out, 3)
+	for _, it := range out {
+		assert.True(t, utf8.ValidString(it.Text), "%q", it.Text)
+	}
+	assert.LessOrEqual(t, len(out[0].Text)+len(out[2].Text), 28)
+}
+
+func TestCellOutputBudget(t *testing.T) {
+	rt := newRuntime(t)
+	res := run(t, rt, "for (let i = 0; i < 1000; i++) text('line ' + i);", Limits{MaxOutputTokens: 50})
+	require.Equal(t, protocol.StatusCompleted, res.Status)
+	assert.Equal(t, "line 0", res.Items[0].Text)
+	assert.Equal(t, "line 999", res.Items[len(res.Items)-1].Text)
+	var marker string
+	for _, it := range res.Items {
+		if strings.Contains(it.Text, "tokens truncated") {
+			marker = it.Text
+		}
+	}
+	assert.NotEmpty(t, marker)
+}

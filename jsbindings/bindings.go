@@ -103,13 +103,28 @@ type ToolEntry struct {
 type Context struct {
 	*v8.Context
 	internals *v8.Object
+	globals   *Globals
 }
 
 // NewContext creates a context whose callbacks go to host, binds tools and
 // seeds load() with store, a snapshot of the session's stored values. Close
 // it (Context.Close) before starting the next one. Loop only.
 func (g *Globals) NewContext(host Host, tools []ToolEntry, store map[string]json.RawMessage) (*Context, error) {
-	g.host = host
+	c, err := g.Prepare()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Install(host, tools, store); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Prepare creates a context and runs the prelude, leaving the tools and
+// the store for Install: a worker prepares its next context while it is
+// idle, so a cell does not wait for it. Loop only.
+func (g *Globals) Prepare() (*Context, error) {
 	ctx := v8.NewContext(g.iso, g.tmpl)
 	val, err := ctx.RunScript(preludeSource, PreludeOrigin)
 	if err != nil {
@@ -121,39 +136,40 @@ func (g *Globals) NewContext(host Host, tools []ToolEntry, store map[string]json
 		ctx.Close()
 		return nil, fmt.Errorf("jsbindings: prelude returned %s, not an object", val.DetailString())
 	}
+	return &Context{Context: ctx, internals: internals, globals: g}, nil
+}
+
+// Install makes c the context whose callbacks go to host, binds tools and
+// seeds load() with store. Call it once per prepared context. Loop only.
+func (c *Context) Install(host Host, tools []ToolEntry, store map[string]json.RawMessage) error {
 	table, err := json.Marshal(tools)
 	if err != nil {
-		ctx.Close()
-		return nil, fmt.Errorf("jsbindings: encode tool table: %w", err)
+		return fmt.Errorf("jsbindings: encode tool table: %w", err)
 	}
-	tv, err := v8.JSONParse(ctx, string(table))
+	tv, err := v8.JSONParse(c.Context, string(table))
 	if err != nil {
-		ctx.Close()
-		return nil, fmt.Errorf("jsbindings: parse tool table: %w", err)
+		return fmt.Errorf("jsbindings: parse tool table: %w", err)
 	}
+	defer tv.Release()
 	snapshot := make(map[string]string, len(store))
 	for k, v := range store {
 		snapshot[k] = string(v)
 	}
 	sj, err := json.Marshal(snapshot)
 	if err != nil {
-		ctx.Close()
-		return nil, fmt.Errorf("jsbindings: encode store: %w", err)
+		return fmt.Errorf("jsbindings: encode store: %w", err)
 	}
-	sv, err := v8.JSONParse(ctx, string(sj))
+	sv, err := v8.JSONParse(c.Context, string(sj))
 	if err != nil {
-		ctx.Close()
-		return nil, fmt.Errorf("jsbindings: parse store: %w", err)
+		return fmt.Errorf("jsbindings: parse store: %w", err)
 	}
-	if _, err := internals.MethodCall("install", tv, sv); err != nil {
-		ctx.Close()
-		return nil, fmt.Errorf("jsbindings: install tools: %w", err)
+	defer sv.Release()
+	c.globals.host = host
+	c.globals.current = c
+	if _, err := c.internals.MethodCall("install", tv, sv); err != nil {
+		return fmt.Errorf("jsbindings: install tools: %w", err)
 	}
-	tv.Release()
-	sv.Release()
-	c := &Context{Context: ctx, internals: internals}
-	g.current = c
-	return c, nil
+	return nil
 }
 
 // Close closes the context. Loop only.

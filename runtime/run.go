@@ -110,13 +110,21 @@ func (r *cellRun) execute() Result {
 	}
 	r.prog = prog
 	r.tools, _ = bindable(c.req.Tools)
-	ctx, err := r.w.globals.NewContext(r, toolEntries(r.tools), c.req.Store)
+	ctx, err := r.w.context()
 	if err != nil {
 		return internalFailure(c, err)
 	}
 	r.ctx = ctx
+	if err := ctx.Install(r, toolEntries(r.tools), c.req.Store); err != nil {
+		return internalFailure(c, err)
+	}
 	r.w.guard.SetCellLimit(uint64(c.req.Limits.HeapMB) << 20)
 	c.attach(r.w.iso)
+	if stop := c.stopped(); stop != nil {
+		// Halted before its JS started: TerminateExecution is lost on an
+		// isolate that runs no JS, so don't start it.
+		return r.halted(stop)
+	}
 	defer r.watch(c.req.Limits.CPUTime)()
 	timeout := time.AfterFunc(c.req.Limits.WallTime, func() {
 		c.halt(protocol.StatusTimedOut, &protocol.ErrorInfo{Name: "TimeoutError",

@@ -20,8 +20,9 @@ type worker struct {
 	iso     *v8.Isolate
 	globals *jsbindings.Globals
 	guard   *v8shim.HeapGuard
-	tid     int // the OS thread the isolate runs on
-	cells   int
+	tid     int                 // the OS thread the isolate runs on
+	cells   int                 // cells run on this isolate
+	warm    *jsbindings.Context // prepared for the next cell, or nil
 }
 
 // heapHeadroom is what the near-heap-limit guard grants a script while it
@@ -39,6 +40,9 @@ func (w *worker) main() {
 	v8shim.TrackRejections(w.iso)
 	w.guard = v8shim.NewHeapGuard(w.iso, heapHeadroom, w.iso.GetHeapStatistics().HeapSizeLimit)
 	defer func() {
+		if w.warm != nil {
+			w.warm.Close()
+		}
 		w.guard.Free()
 		w.iso.Dispose()
 	}()
@@ -49,7 +53,16 @@ func (w *worker) main() {
 	}
 	w.globals = g
 
-	for c := range w.jobs {
+	for {
+		if w.globals != nil && w.warm == nil {
+			// Prepare the next context while idle; a job sent meanwhile
+			// waits in the channel.
+			w.warm, _ = w.globals.Prepare()
+		}
+		c, ok := <-w.jobs
+		if !ok {
+			return
+		}
 		if w.globals == nil {
 			c.finish(internalFailure(c, err))
 			w.rt.cellEnded(c, w, false)
@@ -64,4 +77,13 @@ func (w *worker) main() {
 			return
 		}
 	}
+}
+
+// context takes the prepared context, or prepares one. Loop only.
+func (w *worker) context() (*jsbindings.Context, error) {
+	if c := w.warm; c != nil {
+		w.warm = nil
+		return c, nil
+	}
+	return w.globals.Prepare()
 }

@@ -43,10 +43,13 @@ type Call struct {
 	Source Source
 	// ModelCallID is the id the model gave a direct call, if any.
 	ModelCallID string
-	// SessionID, CellID and CallID identify a script's call.
+	// SessionID is the session the call belongs to, from the model or a
+	// script alike: it selects the session's tool state (StateKey).
+	// Default "": calls without a session share one.
 	SessionID string
-	CellID    string
-	CallID    uint64
+	// CellID and CallID identify a script's call.
+	CellID string
+	CallID uint64
 }
 
 // Result is a successful call's outcome, split in two: the structured

@@ -62,6 +62,9 @@ type Config struct {
 	OnResultAccepted func(call Call, res Result)
 	// OnEvent receives begin/end lifecycle events. Default none.
 	OnEvent func(Event)
+	// State says where and when per-session tool state (StateKey) is
+	// saved. Default: in memory only.
+	State StateConfig
 }
 
 func (c Config) withDefaults() Config {

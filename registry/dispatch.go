@@ -22,7 +22,9 @@ import (
 // payload kind check → schema validation → PreToolUse hooks (deny or
 // rewrite, rewritten input validated again) → approval → readiness wait →
 // concurrency gate (parallel tools share it, others hold it alone) →
-// execution → PostToolUse hooks (model text only) → reminders (model text
+// execution (with the arguments renamed to the names the tool's code reads,
+// Spec.ParamNames, and the session's state in ctx, SessionStateOf) →
+// PostToolUse hooks (model text only) → reminders (model text
 // only) → result-accepted callbacks → end event.
 func (s *ToolSet) Dispatch(ctx context.Context, call Call) (Result, error) {
 	return s.dispatch(ctx, call)
@@ -158,6 +160,11 @@ func checkInput(e *entry, call *Call) *protocol.ToolError {
 	if len(bytes.TrimSpace(call.Input)) == 0 {
 		call.Input = json.RawMessage("{}")
 	}
+	if e.params != nil {
+		if msg := e.params.checkNames(call.Name, call.Input); msg != "" {
+			return toolError(protocol.CodeInvalidArguments, call.Name, "%s", msg)
+		}
+	}
 	if msg := validateArgs(call.Name, e.schema, call.Input); msg != "" {
 		return toolError(protocol.CodeInvalidArguments, call.Name, "%s", msg)
 	}
@@ -178,7 +185,10 @@ func (s *ToolSet) execute(ctx context.Context, e *entry, call Call) (Output, *pr
 	if err := s.gate.acquire(ctx, exclusive); err != nil {
 		return Output{}, cancelled(call.Name, ctx)
 	}
-	out, err := runTool(ctx, e, Invocation{Call: call, ToolSet: s})
+	inv := Invocation{Call: call, ToolSet: s}
+	inv.Input = e.params.codeInput(call.Input)
+	ctx = context.WithValue(ctx, sessionStateKey{}, inv.SessionState())
+	out, err := runTool(ctx, e, inv)
 	s.gate.release(exclusive)
 	if err == nil {
 		return out, nil

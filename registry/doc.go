@@ -22,6 +22,18 @@
 // executor. Registry.CallTool, for callers that don't track sets, uses the
 // most recently finalized set.
 //
+// A tool may advertise parameter names that differ from the ones its code
+// reads (Spec.ParamNames): the model, scripts, validation errors and hooks
+// see the advertised names, and the tool's input is renamed on the way in.
+//
+// Tools keep typed per-session state and configuration with StateKey,
+// reached through the call (SessionStateOf(ctx), Invocation.SessionState)
+// and selected by Call.SessionID. With Config.State.Dir set, each session's
+// state is saved to a versioned JSON file (debounced, or synchronously with
+// StateConfig.Sync; written atomically) and read back when the session's id
+// is used again, by this process or a restarted one. Call Registry.Close
+// to save what is pending.
+//
 // Concurrency: every method of Registry and of ToolSet is safe from any
 // goroutine. Callbacks in Config (hooks, approval, events) are called from
 // the goroutine that dispatches the call, often many at once.

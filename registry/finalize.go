@@ -28,6 +28,7 @@ func (r *Registry) Finalize(mode Mode) (*ToolSet, error) {
 		cfg:       &r.cfg,
 		log:       r.log,
 		gate:      r.gate,
+		state:     r.state,
 		version:   r.version,
 		byName:    make(map[ToolName]*entry, len(r.entries)),
 		builtins:  make(map[ToolName]*entry, 3),

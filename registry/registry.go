@@ -36,6 +36,7 @@ type entry struct {
 	trusted  bool
 	server   string // external source ("" for trusted and single external tools)
 	schema   *jsonschema.Schema
+	params   *paramMap // Spec.ParamNames, nil when none
 }
 
 func (e *entry) parallel() bool { return e.exposure != Hidden && e.spec.SupportsParallel }
@@ -43,9 +44,10 @@ func (e *entry) parallel() bool { return e.exposure != Hidden && e.spec.Supports
 // Registry holds the agent's tools. Add tools, then Finalize a ToolSet for
 // each model step. All methods are safe from any goroutine.
 type Registry struct {
-	cfg  Config
-	log  hclog.Logger
-	gate *gate // shared by every set: exclusive tools never overlap
+	cfg   Config
+	log   hclog.Logger
+	gate  *gate // shared by every set: exclusive tools never overlap
+	state *stateStore
 
 	mu              sync.Mutex
 	entries         []*entry
@@ -68,6 +70,7 @@ func New(cfg Config) *Registry {
 		cfg:      cfg,
 		log:      cfg.Logger.Named("registry"),
 		gate:     &gate{},
+		state:    newStateStore(cfg.State, cfg.Logger.Named("registry")),
 		byName:   make(map[ToolName]*entry),
 		serverNS: make(map[string]string),
 		sets:     make(map[Mode]*ToolSet),
@@ -85,7 +88,11 @@ func (r *Registry) newEntry(t Tool, exp Exposure, trusted bool, server string) (
 	if spec.Kind == "" {
 		spec.Kind = protocol.KindFunction
 	}
-	e := &entry{tool: t, spec: spec, name: spec.Name.Key(), exposure: exp, trusted: trusted, server: server}
+	params, err := advertiseParams(&spec)
+	if err != nil {
+		return nil, err
+	}
+	e := &entry{tool: t, spec: spec, name: spec.Name.Key(), exposure: exp, trusted: trusted, server: server, params: params}
 	if spec.Kind == protocol.KindFunction {
 		s, err := compileSchema(spec.Name, spec.InputSchema)
 		if err != nil {

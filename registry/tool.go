@@ -63,6 +63,17 @@ type Spec struct {
 	SupportsParallel bool
 	// Search is extra metadata for tool_search. Default: none.
 	Search SearchInfo
+	// ParamNames renames a function tool's top-level parameters for the
+	// model: it maps the name the tool's code reads (a property of
+	// InputSchema) to the name advertised to the model and to scripts, as
+	// in {"path": "file_path"}. The registry rewrites InputSchema's
+	// "properties" and "required" when the tool is added, so the tool
+	// list, script declarations, tool_search, validation errors, hooks and
+	// events all use the advertised names; the tool's Invocation.Input is
+	// renamed back just before it runs (Invocation.ParamName maps a name
+	// for the tool's own error messages). ToolInfo.Spec shows the rewritten
+	// schema. Default: no renaming.
+	ParamNames map[string]string
 }
 
 // SearchInfo is what tool_search indexes besides the spec's name,

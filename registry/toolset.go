@@ -72,6 +72,7 @@ type ToolSet struct {
 	cfg       *Config
 	log       hclog.Logger
 	gate      *gate
+	state     *stateStore
 	version   uint64
 	entries   []*entry // registered tools that survived finalizing, in order
 	byName    map[ToolName]*entry

@@ -3,10 +3,14 @@
 // Usage:
 //
 //	codemode-host run SCRIPT [--tools FILE] [--json] [--timeout DUR] [--trace]
+//	codemode-host stdio
 //	codemode-host version
 //
-// Exit codes: 0 when the cell completed, 1 when it failed or timed out, 2
-// for bad usage or an unreadable file.
+// run exits 0 when the cell completed, 1 when it failed or timed out, 2
+// for bad usage or an unreadable file. stdio serves the protocol of
+// docs/PROTOCOL.md on stdin/stdout and exits 0 when its input ends.
+// Launched by the bridge through go-plugin (its magic cookie in the
+// environment), the binary serves the same protocol on fds 3 and 4.
 package main
 
 import (
@@ -37,6 +41,9 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
+	if launchedAsPlugin() {
+		os.Exit(servePlugin())
+	}
 	os.Exit(execute(os.Args[1:]))
 }
 
@@ -70,6 +77,6 @@ func newRootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
-	root.AddCommand(newRunCmd(), newTypesCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newStdioCmd(), newTypesCmd(), newVersionCmd())
 	return root
 }

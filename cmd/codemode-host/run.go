@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codemode-host/codemode-host/bridge"
 	"github.com/codemode-host/codemode-host/internal/fixture"
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/runtime"
@@ -32,7 +34,9 @@ func newRunCmd() *cobra.Command {
 		Short: "Run a script with fixture tools and print its output (for debugging)",
 		Long: `Run SCRIPT (a file, or - for standard input) as one cell, the way the
 model's code runs in production: top-level await and return work, tools are
-bound as tools.<name>(args), and errors point at lines in SCRIPT.
+bound as tools.<name>(args), and errors point at lines in SCRIPT. Like a
+parent agent, run launches a host process (this binary, through the bridge)
+and answers its tool calls.
 
 --tools FILE binds the tools of a fixture file ({"tools": [...]}, see the
 README); each call is answered from the file. --trace prints every tool call
@@ -81,7 +85,8 @@ func runScript(ctx context.Context, stdout, stderr io.Writer, path string, o run
 	if err != nil {
 		return err
 	}
-	req := runtime.CellRequest{Source: source, Origin: origin, Limits: runtime.Limits{WallTime: o.timeout}}
+	var tools []protocol.ToolDef
+	var executor bridge.ToolExecutor = noTools
 	if o.tools != "" {
 		set, err := fixture.Load(o.tools)
 		if err != nil {
@@ -90,9 +95,9 @@ func runScript(ctx context.Context, stdout, stderr io.Writer, path string, o run
 		if o.trace {
 			set.SetTrace(stderr)
 		}
-		req.Tools = set.Defs()
-		req.Caller = set
-		_, dropped := runtime.Bindable(req.Tools)
+		tools = set.Defs()
+		executor = set
+		_, dropped := runtime.Bindable(tools)
 		for _, d := range dropped {
 			fmt.Fprintf(stderr, "codemode-host: not bound: %s\n", d)
 		}
@@ -103,9 +108,11 @@ func runScript(ctx context.Context, stdout, stderr io.Writer, path string, o run
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	rt := runtime.New(runtime.Config{})
-	defer rt.Close()
-	res, err := rt.Run(ctx, req)
+	res, err := runAsParent(ctx, stderr, source, origin, tools, executor, o.timeout)
+	if errors.Is(err, bridge.ErrHostDied) {
+		fmt.Fprintf(stderr, "codemode-host: %v\n", err)
+		return exitError{1}
+	}
 	if err != nil {
 		return err
 	}

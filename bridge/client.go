@@ -1,0 +1,436 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+// HostLimitsEnv is the environment variable through which Config.HostLimits
+// reaches a launched host, as the JSON of protocol.Limits.
+const HostLimitsEnv = "CODEMODE_HOST_LIMITS"
+
+// Config configures Start. Executor is required; every other zero field
+// takes the default its doc names.
+type Config struct {
+	// HostPath is the codemode-host binary. Default: "codemode-host" found
+	// in PATH.
+	HostPath string
+	// HostArgs are extra arguments for the host. Default none.
+	HostArgs []string
+	// Env is added to the host's environment (which otherwise is this
+	// process's). Default none.
+	Env []string
+	// HostLimits configure the host's own limits (sessions and cells can
+	// only tighten them). Default: protocol.DefaultLimits.
+	HostLimits *protocol.Limits
+	// Executor runs the scripts' tool calls. Required.
+	Executor ToolExecutor
+	// Capabilities are asked for in hello. Default: stream_output and
+	// store (the bridge mirrors each session's store to restore it when a
+	// host is replaced).
+	Capabilities []string
+	// StartTimeout bounds launching the host and the handshake. Default 10s.
+	StartTimeout time.Duration
+	// StderrLines is how many of the host's last stderr lines a
+	// HostDiedError keeps. Default 20.
+	StderrLines int
+	// Logger receives the bridge's logs and, through go-plugin, the host's
+	// own log lines at their level. Default: discard.
+	Logger hclog.Logger
+}
+
+// Client runs a codemode-host process and talks to it. When the host
+// dies, everything pending fails at once with a *HostDiedError and the next
+// call starts a new host, re-opening every session (with the store mirrored
+// from earlier results). Its methods are safe from any goroutine.
+type Client struct {
+	cfg Config
+	log hclog.Logger
+
+	mu       sync.Mutex
+	host     *hostProcess // nil before the first start and after Close
+	sessions map[string]*Session
+	closed   bool
+}
+
+// hostProcess is one launched host.
+type hostProcess struct {
+	plugin *plugin.Client
+	cmd    *exec.Cmd
+	conn   *Conn
+	stderr *tailWriter
+}
+
+// Start launches a host through go-plugin (frames on a pipe pair passed as
+// fds 3 and 4) and shakes hands with it. ctx bounds the launch only.
+func Start(ctx context.Context, cfg Config) (*Client, error) {
+	if cfg.Executor == nil {
+		return nil, errors.New("bridge: Config.Executor is required: pass the ToolExecutor that runs your tools")
+	}
+	if cfg.HostPath == "" {
+		p, err := exec.LookPath("codemode-host")
+		if err != nil {
+			return nil, fmt.Errorf("bridge: no Config.HostPath and no codemode-host in PATH: %w", err)
+		}
+		cfg.HostPath = p
+	}
+	if cfg.Capabilities == nil {
+		cfg.Capabilities = []string{protocol.CapStreamOutput, protocol.CapStore}
+	}
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = 10 * time.Second
+	}
+	if cfg.StderrLines == 0 {
+		cfg.StderrLines = 20
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	c := &Client{cfg: cfg, log: cfg.Logger, sessions: map[string]*Session{}}
+	if _, err := c.conn(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// conn returns the live connection, starting a new host (and re-opening
+// the sessions) when there is none or the last one died.
+func (c *Client) conn(ctx context.Context) (*Conn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClosed
+	}
+	if c.host != nil {
+		if c.host.conn.Err() == nil {
+			return c.host.conn, nil
+		}
+		old := c.host
+		c.host = nil
+		go old.plugin.Kill()
+	}
+	h, err := c.launch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range c.sessions {
+		if _, err := h.conn.OpenSession(ctx, s.id, s.limits, s.storeEntries()); err != nil {
+			h.stop(0)
+			return nil, fmt.Errorf("bridge: re-opening session %q on a new host: %w", s.id, err)
+		}
+	}
+	c.host = h
+	return h.conn, nil
+}
+
+// launch starts one host process and connects to it.
+func (c *Client) launch(ctx context.Context) (*hostProcess, error) {
+	toHostR, toHostW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("bridge: creating the frame pipes: %w", err)
+	}
+	fromHostR, fromHostW, err := os.Pipe()
+	if err != nil {
+		toHostR.Close()
+		toHostW.Close()
+		return nil, fmt.Errorf("bridge: creating the frame pipes: %w", err)
+	}
+	cmd := exec.Command(c.cfg.HostPath, c.cfg.HostArgs...)
+	cmd.Env = append(cmd.Env, c.cfg.Env...)
+	if c.cfg.HostLimits != nil {
+		b, _ := json.Marshal(c.cfg.HostLimits)
+		cmd.Env = append(cmd.Env, HostLimitsEnv+"="+string(b))
+	}
+	cmd.ExtraFiles = []*os.File{toHostR, fromHostW} // fd 3, fd 4 in the host
+	setParentDeathSignal(cmd)
+	h := &hostProcess{cmd: cmd, stderr: newTailWriter(c.cfg.StderrLines)}
+	h.plugin = plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  Handshake,
+		VersionedPlugins: PluginSets(""),
+		Cmd:              cmd,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolNetRPC},
+		StartTimeout:     c.cfg.StartTimeout,
+		Stderr:           h.stderr,
+		Logger:           c.log.Named("host"),
+	})
+	hostVersion, err := dispenseVersion(h.plugin) // starts the process
+	toHostR.Close()                               // the host holds its own copies now
+	fromHostW.Close()
+	if err != nil {
+		h.plugin.Kill()
+		toHostW.Close()
+		fromHostR.Close()
+		return nil, fmt.Errorf("bridge: starting the host %s: %w%s", c.cfg.HostPath, err, h.stderr.suffix())
+	}
+	connected := make(chan struct{})
+	defer close(connected)
+	go func() { // ctx bounds the handshake too
+		select {
+		case <-ctx.Done():
+			fromHostR.Close()
+		case <-connected:
+		}
+	}()
+	h.conn, err = NewConn(fromHostR, toHostW, ConnConfig{
+		Executor:         c.cfg.Executor,
+		Capabilities:     c.cfg.Capabilities,
+		HandshakeTimeout: c.cfg.StartTimeout,
+		Logger:           c.log,
+		onDeath:          h.deathError,
+	})
+	if err != nil {
+		h.plugin.Kill()
+		toHostW.Close()
+		fromHostR.Close()
+		return nil, fmt.Errorf("%w%s", err, h.stderr.suffix())
+	}
+	c.log.Debug("host started", "pid", cmd.Process.Pid, "protocol", h.plugin.NegotiatedVersion(),
+		"host_version", hostVersion, "v8", h.conn.Hello().V8Version)
+	return h, nil
+}
+
+// dispenseVersion starts the host through go-plugin (handshake line,
+// version negotiation, RPC connection) and asks its plugin for the host
+// version, which proves the control channel works.
+func dispenseVersion(pc *plugin.Client) (string, error) {
+	rpc, err := pc.Client()
+	if err != nil {
+		return "", err
+	}
+	raw, err := rpc.Dispense(PluginName)
+	if err != nil {
+		return "", err
+	}
+	info, ok := raw.(*hostInfoClient)
+	if !ok {
+		return "", fmt.Errorf("plugin %q is a %T, not the codemode-host plugin", PluginName, raw)
+	}
+	return info.version()
+}
+
+// deathError describes the host's end: it waits briefly for the process
+// to exit so the error can say how.
+func (h *hostProcess) deathError(readErr error) error {
+	deadline := time.Now().Add(2 * time.Second)
+	for !h.plugin.Exited() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	e := &HostDiedError{Err: readErr, Stderr: h.stderr.lines()}
+	if h.plugin.Exited() && h.cmd.ProcessState != nil {
+		e.Exit = h.cmd.ProcessState.String()
+	}
+	return e
+}
+
+// stop shuts the host down: shutdown frame, grace, then go-plugin's Kill.
+func (h *hostProcess) stop(grace time.Duration) {
+	_ = h.conn.Close(grace)
+	h.plugin.Kill()
+}
+
+// Conn returns the current connection to the host, starting one if the
+// last host died.
+func (c *Client) Conn(ctx context.Context) (*Conn, error) { return c.conn(ctx) }
+
+// Pid returns the host's process id, or 0 when no host runs.
+func (c *Client) Pid() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.host == nil || c.host.cmd.Process == nil {
+		return 0
+	}
+	return c.host.cmd.Process.Pid
+}
+
+// Close shuts the host down (running cells get grace to finish) and
+// releases everything. Later calls return ErrClosed.
+func (c *Client) Close(grace time.Duration) error {
+	c.mu.Lock()
+	h := c.host
+	c.host = nil
+	c.closed = true
+	c.mu.Unlock()
+	if h != nil {
+		h.stop(grace)
+	}
+	return nil
+}
+
+// Session is a session on the host, kept across host restarts. Its methods
+// are safe from any goroutine.
+type Session struct {
+	c      *Client
+	id     string
+	limits *protocol.Limits
+
+	mu    sync.Mutex
+	store map[string]json.RawMessage // mirrored from cell results
+}
+
+// OpenSession opens a session; limits (optional) can only tighten the
+// host's.
+func (c *Client) OpenSession(ctx context.Context, id string, limits *protocol.Limits) (*Session, error) {
+	conn, err := c.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.OpenSession(ctx, id, limits, nil); err != nil {
+		return nil, err
+	}
+	s := &Session{c: c, id: id, limits: limits, store: map[string]json.RawMessage{}}
+	c.mu.Lock()
+	c.sessions[id] = s
+	c.mu.Unlock()
+	return s, nil
+}
+
+// ID returns the session's id.
+func (s *Session) ID() string { return s.id }
+
+// Exec runs a cell; see Conn.Exec. A host that dies meanwhile fails it
+// with a *HostDiedError; the next call starts a new host.
+func (s *Session) Exec(ctx context.Context, req ExecRequest) (*protocol.CellResult, error) {
+	conn, err := s.c.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := conn.Exec(ctx, s.id, req)
+	if err == nil {
+		s.mirror(res)
+	}
+	return res, err
+}
+
+// Wait waits for a yielded cell; see Conn.Wait.
+func (s *Session) Wait(ctx context.Context, cell string, yield time.Duration) (*protocol.CellResult, error) {
+	conn, err := s.c.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := conn.Wait(ctx, s.id, cell, yield)
+	if err == nil {
+		s.mirror(res)
+	}
+	return res, err
+}
+
+// Terminate stops a cell; see Conn.Terminate.
+func (s *Session) Terminate(ctx context.Context, cell string) (*protocol.CellResult, error) {
+	conn, err := s.c.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return conn.Terminate(ctx, s.id, cell)
+}
+
+// Close closes the session on the host (terminating its cells) and
+// forgets it. A session whose host died is already gone: Close then
+// starts no new host.
+func (s *Session) Close(ctx context.Context) error {
+	s.c.mu.Lock()
+	delete(s.c.sessions, s.id)
+	var conn *Conn
+	if s.c.host != nil && s.c.host.conn.Err() == nil {
+		conn = s.c.host.conn
+	}
+	s.c.mu.Unlock()
+	if conn == nil {
+		return nil
+	}
+	err := conn.CloseSession(ctx, s.id)
+	if errors.Is(err, ErrHostDied) || errors.Is(err, &protocol.ProtocolError{Code: protocol.ErrCodeUnknownSession}) {
+		return nil
+	}
+	return err
+}
+
+// mirror keeps the store writes a result reports.
+func (s *Session) mirror(res *protocol.CellResult) {
+	if len(res.Store) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range res.Store {
+		if len(e.Value) == 0 {
+			delete(s.store, e.Key)
+		} else {
+			s.store[e.Key] = e.Value
+		}
+	}
+}
+
+// storeEntries returns the mirrored store sorted by key.
+func (s *Session) storeEntries() []protocol.StoreEntry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []protocol.StoreEntry
+	for _, k := range slices.Sorted(maps.Keys(s.store)) {
+		out = append(out, protocol.StoreEntry{Key: k, Value: s.store[k]})
+	}
+	return out
+}
+
+// tailWriter keeps the last lines written to it. Safe from any goroutine.
+type tailWriter struct {
+	mu      sync.Mutex
+	max     int
+	partial []byte
+	tail    []string
+}
+
+func newTailWriter(n int) *tailWriter { return &tailWriter{max: n} }
+
+// Write implements io.Writer.
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.partial = append(t.partial, p...)
+	for {
+		i := strings.IndexByte(string(t.partial), '\n')
+		if i < 0 {
+			break
+		}
+		if line := strings.TrimRight(string(t.partial[:i]), "\r"); line != "" {
+			t.tail = append(t.tail, line)
+			if len(t.tail) > t.max {
+				t.tail = t.tail[len(t.tail)-t.max:]
+			}
+		}
+		t.partial = t.partial[i+1:]
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := slices.Clone(t.tail)
+	if len(t.partial) > 0 {
+		out = append(out, string(t.partial))
+	}
+	return out
+}
+
+// suffix formats the tail for an error message.
+func (t *tailWriter) suffix() string {
+	l := t.lines()
+	if len(l) == 0 {
+		return ""
+	}
+	return "; its last stderr lines:\n  " + strings.Join(l, "\n  ")
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/codemode-host/codemode-host/internal/hostserver"
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+func newStdioCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "stdio",
+		Short: "Serve the codemode-host protocol on stdin/stdout (logs on stderr)",
+		Long: `Serve the framed msgpack protocol of docs/PROTOCOL.md to one parent:
+frames on standard input and output, one JSON log object per line on
+standard error. Standard output carries frames only: stray writes to fd 1
+are redirected to standard error. The host exits when standard input closes.
+CODEMODE_HOST_LIMITS (JSON, for example {"wall_ms": 60000}) sets the host's
+limits; CODEMODE_HOST_LOG_LEVEL (trace ... error) its log level.
+
+Exit status: 0 after end of input or shutdown, 2 when the handshake was
+rejected or the input's framing broke.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			limits, err := hostLimits()
+			if err != nil {
+				return usageError{err}
+			}
+			frames, err := reserveStdout()
+			if err != nil {
+				return err
+			}
+			return serveFrames(os.Stdin, frames, limits, newHostLogger(os.Stderr), nil)
+		},
+	}
+}
+
+// newHostLogger returns the JSON logger of a serving host.
+// CODEMODE_HOST_LOG_LEVEL
+// (trace, debug, info, warn, error) sets its level; default info.
+func newHostLogger(w io.Writer) hclog.Logger {
+	level := hclog.LevelFromString(os.Getenv("CODEMODE_HOST_LOG_LEVEL"))
+	if level == hclog.NoLevel {
+		level = hclog.Info
+	}
+	return hclog.New(&hclog.LoggerOptions{Name: "codemode-host", Output: w, JSONFormat: true, Level: level})
+}
+
+// serveFrames runs the protocol until the input ends; a rejected
+// handshake or broken framing exits with status 2.
+func serveFrames(in io.Reader, out io.WriteCloser, limits protocol.Limits, log hclog.Logger, onShutdown func()) error {
+	err := hostserver.Serve(in, out, hostserver.Config{HostVersion: Version, Limits: limits, Logger: log, OnShutdown: onShutdown})
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, hostserver.ErrRejected) {
+		log.Error("stopped", "error", err)
+	}
+	return exitError{2}
+}

@@ -1,0 +1,222 @@
+package hostserver
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/runtime"
+)
+
+// cell is the protocol-side state of one running or finished cell: the
+// output it made, which part of it the parent has already received, and
+// the exec/wait/terminate requests waiting for a cell.result. Its methods
+// are safe from any goroutine.
+type cell struct {
+	srv     *server
+	session string
+	id      string
+	limits  protocol.Limits
+	stream  bool
+	start   time.Time
+	calls   atomic.Int64 // tool calls started
+
+	ended  chan struct{} // closed when the runtime cell has ended
+	closed chan struct{} // closed after cell.closed was sent
+
+	mu          sync.Mutex
+	rc          *runtime.Cell
+	stopWanted  bool            // terminate arrived before rc was set
+	items       []protocol.Item // every item the script made, from OnItem
+	sent        int             // items already delivered in a cell.result
+	pending     []*pendingReq   // requests awaiting a cell.result, oldest first
+	result      *runtime.Result // the final result, once ended
+	releaseDone bool            // close the cell even when nobody waits for the result
+	isClosed    bool
+	storeWrites []protocol.StoreEntry        // committed writes, for the final result
+	toolCalls   map[uint64]protocol.ToolCall // calls sent to the parent and not answered, by request id
+}
+
+// pendingReq is an exec, wait or terminate awaiting its cell.result.
+type pendingReq struct {
+	id    uint64
+	timer *time.Timer // the yield timer; nil for terminate
+}
+
+func newCell(s *server, sessionID, id string, lim protocol.Limits, stream bool) *cell {
+	c := &cell{srv: s, session: sessionID, id: id, limits: lim, stream: stream, start: time.Now(),
+		ended: make(chan struct{}), closed: make(chan struct{}), toolCalls: map[uint64]protocol.ToolCall{}}
+	return c
+}
+
+func (c *cell) setRuntimeCell(rc *runtime.Cell) {
+	c.mu.Lock()
+	c.rc = rc
+	stop := c.stopWanted
+	c.mu.Unlock()
+	if stop {
+		rc.Terminate()
+	}
+}
+
+// terminate stops the script; the cell then finishes as terminated.
+func (c *cell) terminate() {
+	c.mu.Lock()
+	rc := c.rc
+	if rc == nil {
+		c.stopWanted = true
+	}
+	c.mu.Unlock()
+	if rc != nil {
+		rc.Terminate()
+	}
+}
+
+// onItem records an output item and streams it if asked. It runs on the
+// isolate's loop goroutine and never blocks: Send only queues.
+func (c *cell) onItem(it protocol.Item) {
+	c.mu.Lock()
+	c.items = append(c.items, it)
+	c.mu.Unlock()
+	if c.stream {
+		c.srv.send(&protocol.Output{Session: c.session, Cell: c.id, Items: []protocol.Item{it}})
+	}
+}
+
+// addRequest registers a request for the next cell.result; a yield of 0
+// means no yield timer. It returns false when the cell is already closed.
+func (c *cell) addRequest(id uint64, yield time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.isClosed {
+		return false
+	}
+	p := &pendingReq{id: id}
+	c.pending = append(c.pending, p)
+	if c.result != nil {
+		c.closeLocked()
+		return true
+	}
+	if yield > 0 {
+		p.timer = time.AfterFunc(yield, func() { c.answerNow(id) })
+	}
+	return true
+}
+
+// answerNow replies yielded to request id if it is still waiting and the
+// cell still runs (yield time passed, or cancel).
+func (c *cell) answerNow(id uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.result != nil {
+		return // the final result answers it
+	}
+	for i, p := range c.pending {
+		if p.id != id {
+			continue
+		}
+		c.pending = append(c.pending[:i], c.pending[i+1:]...)
+		if p.timer != nil {
+			p.timer.Stop()
+		}
+		items, cut := c.budget(c.items[c.sent:])
+		c.sent = len(c.items)
+		c.srv.forgetRequest(id)
+		c.srv.send(&protocol.CellResult{ID: id, Session: c.session, Cell: c.id, Status: protocol.StatusYielded,
+			Items: items, Truncated: cut, Stats: protocol.Stats{WallMS: msSince(c.start), ToolCalls: int(c.calls.Load())}})
+		return
+	}
+}
+
+// yieldControl answers every pending exec and wait now, as the script
+// asked with yield_control(). Loop goroutine; never blocks.
+func (c *cell) yieldControl() {
+	c.mu.Lock()
+	var ids []uint64
+	for _, p := range c.pending {
+		if p.timer != nil {
+			ids = append(ids, p.id)
+		}
+	}
+	c.mu.Unlock()
+	for _, id := range ids {
+		c.answerNow(id)
+	}
+}
+
+// budget applies the cell's output budget to one result's items.
+func (c *cell) budget(items []protocol.Item) ([]protocol.Item, bool) {
+	total := 0
+	for _, it := range items {
+		total += len(it.Text)
+	}
+	if total <= int(c.limits.OutputTokens)*4 {
+		return items, false
+	}
+	return runtime.TruncateItems(items, int(c.limits.OutputTokens)), true
+}
+
+// release makes the cell close as soon as it ends, even when no request
+// waits for its final result (session close, shutdown).
+func (c *cell) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.releaseDone = true
+	if c.result != nil && !c.isClosed {
+		c.closeLocked()
+	}
+}
+
+// finish records the final result and answers what waits for it.
+func (c *cell) finish(res runtime.Result) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.result = &res
+	c.storeWrites = c.srv.commitStore(c.session, res)
+	close(c.ended)
+	if len(c.pending) > 0 || c.releaseDone {
+		c.closeLocked()
+	}
+}
+
+// closeLocked sends the final cell.result to every pending request (the
+// first one gets the output not yet delivered), then cell.closed. Caller
+// holds c.mu and c.result is set.
+func (c *cell) closeLocked() {
+	res := c.result
+	var items []protocol.Item
+	if c.sent <= len(res.Items) {
+		items = res.Items[c.sent:]
+	}
+	items, cut := c.budget(items)
+	store := c.storeWrites
+	for _, p := range c.pending {
+		if p.timer != nil {
+			p.timer.Stop()
+		}
+		c.srv.forgetRequest(p.id)
+		c.srv.send(&protocol.CellResult{ID: p.id, Session: c.session, Cell: c.id, Status: res.Status,
+			Items: items, Truncated: cut, Error: res.Error, Stats: res.Stats, Store: store})
+		items, cut, store = nil, false, nil
+	}
+	c.pending = nil
+	c.sent = len(res.Items)
+	c.isClosed = true
+	for id, call := range c.toolCalls {
+		c.cancelToolLocked(id, call)
+	}
+	c.srv.send(&protocol.CellClosed{Session: c.session, Cell: c.id})
+	c.srv.removeCell(c.session, c.id)
+	close(c.closed)
+}
+
+func msSince(t time.Time) float64 {
+	return float64(time.Since(t).Microseconds()) / 1000
+}
+
+// onNotify sends a script's notify(text) at once. Loop goroutine; never
+// blocks.
+func (c *cell) onNotify(text string) {
+	c.srv.send(&protocol.Notify{Session: c.session, Cell: c.id, Text: text})
+}

@@ -1,0 +1,429 @@
+package hostserver
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	v8 "rogchap.com/v8go"
+
+	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/runtime"
+)
+
+// ErrRejected is returned by Serve when the handshake was rejected (the
+// parent was told why in hello.rejected). The host should exit with status 2.
+var ErrRejected = errors.New("hostserver: the handshake was rejected; the parent must send a hello this host supports")
+
+// Config configures Serve. The zero value is ready to use.
+type Config struct {
+	// Limits are the host's limits, reported in hello.ok; zero fields take
+	// protocol.DefaultLimits. Sessions and cells can only tighten them.
+	Limits protocol.Limits
+	// Capabilities are what the host offers; the parent gets the
+	// intersection with what it asks for. Default: stream_output,
+	// typescript and store.
+	Capabilities []string
+	// HostVersion is reported in hello.ok. Default "dev".
+	HostVersion string
+	// Runtime configures the runtime Serve creates (and closes).
+	Runtime runtime.Config
+	// Logger receives the host's logs. Default: discard.
+	Logger hclog.Logger
+	// OnShutdown, when set, is called once when the parent sends shutdown
+	// (not at end of input), on the reader goroutine. It must not block.
+	OnShutdown func()
+}
+
+// Serve speaks the protocol with one parent: it reads frames from r and
+// writes frames to w until the input ends (io.EOF at a frame boundary) or
+// the parent sends shutdown, then terminates every cell, closes the
+// runtime, flushes w and, if w is an io.Closer, closes it.
+//
+// It returns nil after a clean end, ErrRejected after a rejected
+// handshake, and a *protocol.ProtocolError (Fatal) or an I/O error when
+// the input's framing broke. After shutdown Serve returns without waiting
+// for its reader goroutine, which may still be blocked reading r: close r
+// to release it. Call Serve from any goroutine; it blocks until the end.
+func Serve(r io.Reader, w io.Writer, cfg Config) error {
+	s := newServer(w, cfg)
+	err := s.serve(r)
+	s.stop()
+	return err
+}
+
+// server is the state of one connection. Its fields are guarded by mu
+// unless noted.
+type server struct {
+	cfg    Config
+	log    hclog.Logger
+	out    *protocol.Sender // safe from any goroutine
+	w      io.Writer
+	rt     *runtime.Runtime // created once the handshake succeeds
+	limits protocol.Limits  // host limits, defaults filled in
+	caps   []string         // negotiated capabilities, set by the reader before any cell exists
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	shutdown bool
+
+	tools toolTable // tool calls waiting for their tool.result
+
+	reqMu    sync.Mutex
+	inflight map[uint64]*cell // exec, wait and terminate requests awaiting a cell.result
+
+	shutdownDone chan struct{} // closed when a shutdown has drained everything
+}
+
+func newServer(w io.Writer, cfg Config) *server {
+	log := cfg.Logger
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	if cfg.Capabilities == nil {
+		cfg.Capabilities = []string{protocol.CapStreamOutput, protocol.CapTypeScript, protocol.CapStore}
+	}
+	if cfg.HostVersion == "" {
+		cfg.HostVersion = "dev"
+	}
+	return &server{
+		cfg:          cfg,
+		log:          log,
+		out:          protocol.NewSender(w, protocol.DefaultMaxFrame),
+		w:            w,
+		limits:       cfg.Limits.WithDefaults(),
+		sessions:     map[string]*session{},
+		tools:        toolTable{calls: map[uint64]chan toolAnswer{}},
+		inflight:     map[uint64]*cell{},
+		shutdownDone: make(chan struct{}),
+	}
+}
+
+// send queues m; a failure is logged (the connection is going away or the
+// message was refused by the encoder).
+func (s *server) send(m protocol.Message) {
+	if err := s.out.Send(m); err != nil {
+		var pe *protocol.ProtocolError
+		if errors.As(err, &pe) && pe.Code == protocol.ErrCodeTooLarge {
+			if id := requestIDOf(m); id != 0 {
+				s.log.Warn("reply too large; sending an error instead", "t", m.Type(), "id", id)
+				_ = s.out.Send(&protocol.ErrorReply{ID: id, Code: protocol.ErrCodeTooLarge, Message: pe.Message, FailedType: m.Type()})
+				return
+			}
+		}
+		s.log.Debug("frame not sent", "t", m.Type(), "error", err)
+	}
+}
+
+func requestIDOf(m protocol.Message) uint64 {
+	if r, ok := m.(protocol.Reply); ok {
+		return r.ReplyTo()
+	}
+	return 0
+}
+
+func (s *server) replyError(id uint64, t string, code protocol.ErrorCode, format string, args ...any) {
+	s.send(&protocol.ErrorReply{ID: id, Code: code, Message: fmt.Sprintf(format, args...), FailedType: t})
+}
+
+// serve runs the handshake and the read loop. It returns when the input
+// ends or a shutdown has drained.
+func (s *server) serve(r io.Reader) error {
+	fr := protocol.NewFrameReader(r, protocol.DefaultMaxFrame)
+	if err := s.handshake(fr); err != nil {
+		return err
+	}
+	readErr := make(chan error, 1)
+	go func() { readErr <- s.readLoop(fr) }()
+	select {
+	case err := <-readErr:
+		return err
+	case <-s.shutdownDone:
+		return nil
+	}
+}
+
+// stop terminates every cell, closes the runtime and flushes the output.
+func (s *server) stop() {
+	s.drain(0)
+	if s.rt != nil {
+		s.rt.Close()
+	}
+	if err := s.out.Close(); err != nil {
+		s.log.Debug("output closed with an error", "error", err)
+	}
+	if c, ok := s.w.(io.Closer); ok {
+		_ = c.Close()
+	}
+}
+
+// handshake reads frames until a valid hello arrives.
+func (s *server) handshake(fr *protocol.FrameReader) error {
+	for {
+		frame, err := fr.ReadFrame()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return s.fatal(err)
+		}
+		m, err := protocol.Decode(frame)
+		if err != nil {
+			var pe *protocol.ProtocolError
+			errors.As(err, &pe)
+			s.send(&protocol.HelloRejected{ID: pe.ID, Reason: protocol.RejectBadHello,
+				Message: "the first frame must be a valid hello: " + err.Error(), Versions: protocol.SupportedVersions})
+			return ErrRejected
+		}
+		hello, ok := m.(*protocol.Hello)
+		if !ok {
+			if req, ok := m.(protocol.Request); ok {
+				s.replyError(req.RequestID(), m.Type(), protocol.ErrCodeHandshakeRequired, "send hello first; %s is refused until the handshake is done", m.Type())
+			}
+			continue
+		}
+		return s.greet(fr, hello)
+	}
+}
+
+// greet answers a hello with hello.ok or hello.rejected.
+func (s *server) greet(fr *protocol.FrameReader, h *protocol.Hello) error {
+	var version uint32
+	for _, v := range h.Versions {
+		if slices.Contains(protocol.SupportedVersions, v) && v > version {
+			version = v
+		}
+	}
+	if version == 0 {
+		s.send(&protocol.HelloRejected{ID: h.ID, Reason: protocol.RejectNoCommonVersion,
+			Message:  fmt.Sprintf("no protocol version in common: the parent speaks %v, this host %v; update one side", h.Versions, protocol.SupportedVersions),
+			Versions: protocol.SupportedVersions})
+		return ErrRejected
+	}
+	for _, c := range h.Require {
+		if !slices.Contains(s.cfg.Capabilities, c) {
+			s.send(&protocol.HelloRejected{ID: h.ID, Reason: protocol.RejectMissingCapability,
+				Message:  fmt.Sprintf("this host does not offer capability %q (it offers %v); drop it from require or use a newer host", c, s.cfg.Capabilities),
+				Versions: protocol.SupportedVersions, Capability: c})
+			return ErrRejected
+		}
+	}
+	for _, c := range h.Capabilities {
+		if slices.Contains(s.cfg.Capabilities, c) && !slices.Contains(s.caps, c) {
+			s.caps = append(s.caps, c)
+		}
+	}
+	frameCap := protocol.NegotiateMaxFrame(h.MaxFrame, s.limits.FrameBytes)
+	s.limits.FrameBytes = frameCap
+	s.rt = runtime.New(s.cfg.Runtime)
+	s.send(&protocol.HelloOK{ID: h.ID, Version: version, Capabilities: s.caps, Limits: s.limits,
+		V8Version: v8.Version(), HostVersion: s.cfg.HostVersion})
+	s.out.SetMaxFrame(int(frameCap))
+	fr.SetMaxFrame(int(frameCap))
+	s.log.Info("handshake done", "client", h.Client, "version", version, "capabilities", s.caps, "frame_bytes", frameCap)
+	return nil
+}
+
+// fatal reports a broken input stream to the parent (once, without an id)
+// and returns the error.
+func (s *server) fatal(err error) error {
+	var pe *protocol.ProtocolError
+	if errors.As(err, &pe) {
+		s.send(pe.Reply())
+	}
+	s.log.Error("input framing broke; closing the connection", "error", err)
+	return err
+}
+
+// readLoop reads and dispatches frames until the input ends.
+func (s *server) readLoop(fr *protocol.FrameReader) error {
+	for {
+		frame, err := fr.ReadFrame()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				s.log.Info("input ended; stopping")
+				return nil
+			}
+			return s.fatal(err)
+		}
+		m, err := protocol.Decode(frame)
+		if err != nil {
+			s.badMessage(err)
+			continue
+		}
+		s.dispatch(m)
+	}
+}
+
+// badMessage answers a frame that did not decode.
+func (s *server) badMessage(err error) {
+	var pe *protocol.ProtocolError
+	if !errors.As(err, &pe) {
+		s.log.Error("decode failed", "error", err)
+		return
+	}
+	s.log.Warn("bad message", "error", err)
+	if pe.Type == protocol.TypeToolResult {
+		// The id is in the host's id space: fail that call rather than
+		// send an error the parent would match against its own requests.
+		s.tools.deliver(pe.ID, toolAnswer{err: &protocol.ToolError{Code: protocol.CodeInternal,
+			Message: "the parent sent a malformed tool.result: " + pe.Message}})
+		return
+	}
+	if pe.ID != 0 {
+		s.send(pe.Reply())
+	}
+}
+
+// dispatch handles one decoded message. Reader goroutine only; it never
+// blocks on a cell.
+func (s *server) dispatch(m protocol.Message) {
+	if protocol.SentBy(m.Type())&protocol.FromParent == 0 {
+		if req, ok := m.(protocol.Request); ok {
+			s.replyError(req.RequestID(), m.Type(), protocol.ErrCodeUnexpected, "%s is sent by the host, not the parent", m.Type())
+		}
+		return
+	}
+	switch m := m.(type) {
+	case *protocol.ToolResult:
+		a := toolAnswer{value: m.Value}
+		if m.Error != nil {
+			a.err = m.Error
+		}
+		s.tools.deliver(m.ID, a)
+		return
+	case *protocol.ErrorReply:
+		if !s.tools.deliver(m.ID, toolAnswer{err: &protocol.ToolError{Code: protocol.CodeInternal,
+			Message: "the parent refused the tool call: " + m.Message}}) {
+			s.log.Warn("error from the parent", "id", m.ID, "code", m.Code, "message", m.Message)
+		}
+		return
+	case *protocol.Pong:
+		return
+	case *protocol.Ping:
+		s.send(&protocol.Pong{ID: m.ID})
+		return
+	case *protocol.Hello:
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeUnexpected, "the handshake is already done; send hello only once")
+		return
+	case *protocol.Cancel:
+		s.cancel(m.Target)
+		return
+	case *protocol.Shutdown:
+		s.beginShutdown(time.Duration(m.GraceMS) * time.Millisecond)
+		return
+	}
+	if s.isShuttingDown() {
+		if req, ok := m.(protocol.Request); ok {
+			s.replyError(req.RequestID(), m.Type(), protocol.ErrCodeShuttingDown, "the host is shutting down; start a new one")
+		}
+		return
+	}
+	switch m := m.(type) {
+	case *protocol.OpenSession:
+		s.openSession(m)
+	case *protocol.CloseSession:
+		s.closeSession(m)
+	case *protocol.Exec:
+		s.exec(m)
+	case *protocol.Wait:
+		s.wait(m)
+	case *protocol.Terminate:
+		s.terminate(m)
+	default:
+		if req, ok := m.(protocol.Request); ok {
+			s.replyError(req.RequestID(), m.Type(), protocol.ErrCodeUnexpected, "the host does not handle %s", m.Type())
+		}
+	}
+}
+
+func (s *server) isShuttingDown() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shutdown
+}
+
+// beginShutdown stops taking work and drains in the background; Serve
+// returns when the drain is done.
+func (s *server) beginShutdown(grace time.Duration) {
+	s.mu.Lock()
+	already := s.shutdown
+	s.shutdown = true
+	s.mu.Unlock()
+	if already {
+		return
+	}
+	s.log.Info("shutdown requested", "grace", grace)
+	if s.cfg.OnShutdown != nil {
+		s.cfg.OnShutdown()
+	}
+	go func() {
+		s.drain(grace)
+		close(s.shutdownDone)
+	}()
+}
+
+// drain lets live cells run for up to grace, terminates the rest and
+// waits until every cell has sent its last frames.
+func (s *server) drain(grace time.Duration) {
+	s.mu.Lock()
+	s.shutdown = true
+	var cells []*cell
+	for _, ss := range s.sessions {
+		cells = append(cells, ss.liveCells()...)
+	}
+	s.mu.Unlock()
+	if grace > 0 {
+		deadline := time.NewTimer(grace)
+		defer deadline.Stop()
+	wait:
+		for _, c := range cells {
+			select {
+			case <-c.ended:
+			case <-deadline.C:
+				break wait
+			}
+		}
+	}
+	for _, c := range cells {
+		c.release()
+		c.terminate()
+	}
+	for _, c := range cells {
+		<-c.closed
+	}
+}
+
+// trackRequest records a pending exec, wait or terminate; false when the
+// id is already in flight.
+func (s *server) trackRequest(id uint64, c *cell) bool {
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
+	if _, dup := s.inflight[id]; dup {
+		return false
+	}
+	s.inflight[id] = c
+	return true
+}
+
+func (s *server) forgetRequest(id uint64) {
+	s.reqMu.Lock()
+	delete(s.inflight, id)
+	s.reqMu.Unlock()
+}
+
+// cancel answers the pending exec or wait target now.
+func (s *server) cancel(target uint64) {
+	s.reqMu.Lock()
+	c := s.inflight[target]
+	s.reqMu.Unlock()
+	if c != nil {
+		c.answerNow(target)
+	}
+}
+
+func (s *server) capable(c string) bool { return slices.Contains(s.caps, c) }

@@ -1,0 +1,299 @@
+package hostserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/runtime"
+)
+
+// session is one open session. Its fields are guarded by server.mu.
+type session struct {
+	id       string
+	limits   protocol.Limits
+	cells    map[string]*cell
+	nextCell uint64
+	closing  bool
+	store    map[string]json.RawMessage // committed store values, by key
+}
+
+// liveCells lists the session's cells. Caller holds server.mu.
+func (ss *session) liveCells() []*cell {
+	out := make([]*cell, 0, len(ss.cells))
+	for _, c := range ss.cells {
+		out = append(out, c)
+	}
+	return out
+}
+
+func (s *server) openSession(m *protocol.OpenSession) {
+	if len(m.Store) > 0 && !s.capable(protocol.CapStore) {
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeBadField, "session.open carries a store but this host does not offer capability %q; open the session without one", protocol.CapStore)
+		return
+	}
+	var override protocol.Limits
+	if m.Limits != nil {
+		override = *m.Limits
+	}
+	s.mu.Lock()
+	if _, ok := s.sessions[m.Session]; ok {
+		s.mu.Unlock()
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeSessionExists, "session %q is already open; choose another id or close it first", m.Session)
+		return
+	}
+	if len(s.sessions) >= int(s.limits.SessionsPerHost) {
+		s.mu.Unlock()
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeLimitExceeded, "the host already has %d open sessions (its limit); close one first", len(s.sessions))
+		return
+	}
+	ss := &session{id: m.Session, limits: s.limits.Merge(override), cells: map[string]*cell{}, store: map[string]json.RawMessage{}}
+	for _, e := range m.Store {
+		if len(e.Value) > 0 {
+			ss.store[e.Key] = e.Value
+		}
+	}
+	s.sessions[m.Session] = ss
+	s.mu.Unlock()
+	s.log.Debug("session opened", "session", m.Session)
+	s.send(&protocol.SessionOpened{ID: m.ID, Session: m.Session, Limits: ss.limits})
+}
+
+// lookupSession returns the open session id, or replies unknown_session.
+// Caller holds server.mu.
+func (s *server) lookupSession(id uint64, t, name string) *session {
+	ss, ok := s.sessions[name]
+	if !ok || ss.closing {
+		s.replyError(id, t, protocol.ErrCodeUnknownSession, "no open session %q; open it with session.open first", name)
+		return nil
+	}
+	return ss
+}
+
+func (s *server) closeSession(m *protocol.CloseSession) {
+	s.mu.Lock()
+	ss := s.lookupSession(m.ID, m.Type(), m.Session)
+	if ss == nil {
+		s.mu.Unlock()
+		return
+	}
+	ss.closing = true
+	cells := ss.liveCells()
+	s.mu.Unlock()
+	go func() {
+		for _, c := range cells {
+			c.release()
+			c.terminate()
+		}
+		for _, c := range cells {
+			<-c.closed
+		}
+		s.mu.Lock()
+		delete(s.sessions, m.Session)
+		s.mu.Unlock()
+		s.log.Debug("session closed", "session", m.Session)
+		s.send(&protocol.SessionClosed{ID: m.ID, Session: m.Session})
+	}()
+}
+
+func (s *server) exec(m *protocol.Exec) {
+	switch {
+	case m.Language == protocol.LangTS && !s.capable(protocol.CapTypeScript):
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeBadField, "this host does not run TypeScript (capability %q); send language js", protocol.CapTypeScript)
+		return
+	case m.Language != "" && m.Language != protocol.LangJS && m.Language != protocol.LangTS:
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeBadField, "unknown language %q; send js", m.Language)
+		return
+	case m.Stream && !s.capable(protocol.CapStreamOutput):
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeBadField, "exec asks for stream but capability %q was not negotiated; ask for it in hello", protocol.CapStreamOutput)
+		return
+	}
+	s.mu.Lock()
+	ss := s.lookupSession(m.ID, m.Type(), m.Session)
+	if ss == nil {
+		s.mu.Unlock()
+		return
+	}
+	var override protocol.Limits
+	if m.Limits != nil {
+		override = *m.Limits
+	}
+	override.CellsPerSession = 0
+	lim := ss.limits.Merge(override)
+	if m.MaxOutputTokens != 0 && m.MaxOutputTokens < lim.OutputTokens {
+		lim.OutputTokens = m.MaxOutputTokens
+	}
+	if n := len(m.Source); n > int(lim.SourceBytes) {
+		s.mu.Unlock()
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeLimitExceeded, "the source is %d bytes; the limit is %d: send a shorter script", n, lim.SourceBytes)
+		return
+	}
+	if len(ss.cells) >= int(ss.limits.CellsPerSession) {
+		s.mu.Unlock()
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeLimitExceeded, "session %q already has %d live cells (its limit); wait for or terminate one first", ss.id, len(ss.cells))
+		return
+	}
+	store := ss.storeSnapshot()
+	ss.nextCell++
+	c := newCell(s, ss.id, fmt.Sprintf("c%d", ss.nextCell), lim, m.Stream)
+	if !s.trackRequest(m.ID, c) {
+		s.mu.Unlock()
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", m.ID)
+		return
+	}
+	ss.cells[c.id] = c
+	s.mu.Unlock()
+
+	// exec.started goes out before anything the cell can send.
+	s.send(&protocol.ExecStarted{ID: m.ID, Session: ss.id, Cell: c.id})
+	c.addRequest(m.ID, yieldTime(m.YieldMS))
+	origin := m.Filename
+	if origin == "" {
+		origin = "cell.js"
+	}
+	rc, err := s.rt.Start(runtime.CellRequest{
+		ID:        c.id,
+		SessionID: ss.id,
+		Source:    m.Source,
+		Language:  m.Language,
+		Origin:    origin,
+		Tools:     m.Tools,
+		Caller:    c,
+		Limits:    runtimeLimits(lim),
+		Store:     store,
+		OnItem:    c.onItem,
+		OnNotify:  c.onNotify,
+		OnYield:   c.yieldControl,
+	})
+	if err != nil {
+		c.finish(runtime.Result{CellID: c.id, Status: protocol.StatusFailed,
+			Error: &protocol.ErrorInfo{Name: "InternalError", Message: "hostserver: the cell could not start: " + err.Error()}})
+		return
+	}
+	c.setRuntimeCell(rc)
+	go func() {
+		<-rc.Done()
+		c.finish(rc.Result())
+	}()
+}
+
+// runtimeLimits maps a cell's effective protocol limits onto the runtime.
+// The output budget is applied per cell.result by the cell (see budget),
+// so the runtime itself does not truncate.
+func runtimeLimits(lim protocol.Limits) runtime.Limits {
+	return runtime.Limits{
+		WallTime:               time.Duration(lim.WallTimeMS) * time.Millisecond,
+		CPUTime:                time.Duration(lim.CPUTimeMS) * time.Millisecond,
+		HeapMB:                 int(lim.HeapMiB),
+		MaxToolCalls:           int(lim.ToolCallsPerCell),
+		MaxConcurrentToolCalls: int(lim.ConcurrentToolCalls),
+		MaxOutputTokens:        -1,
+		MaxSourceBytes:         int(lim.SourceBytes),
+	}
+}
+
+func yieldTime(ms uint64) time.Duration {
+	if ms == 0 {
+		ms = protocol.DefaultYieldMS
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// lookupCell finds a live cell or replies with the right error.
+func (s *server) lookupCell(id uint64, t, sessionID, cellID string) *cell {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss := s.lookupSession(id, t, sessionID)
+	if ss == nil {
+		return nil
+	}
+	c, ok := ss.cells[cellID]
+	if !ok {
+		s.replyError(id, t, protocol.ErrCodeUnknownCell, "session %q has no live cell %q (it finished and was closed, or never existed)", sessionID, cellID)
+		return nil
+	}
+	return c
+}
+
+func (s *server) wait(m *protocol.Wait) {
+	c := s.lookupCell(m.ID, m.Type(), m.Session, m.Cell)
+	if c == nil {
+		return
+	}
+	if !s.trackRequest(m.ID, c) {
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", m.ID)
+		return
+	}
+	if !c.addRequest(m.ID, yieldTime(m.YieldMS)) {
+		s.forgetRequest(m.ID)
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeUnknownCell, "cell %q of session %q has finished and was closed", m.Cell, m.Session)
+	}
+}
+
+func (s *server) terminate(m *protocol.Terminate) {
+	c := s.lookupCell(m.ID, m.Type(), m.Session, m.Cell)
+	if c == nil {
+		return
+	}
+	if !s.trackRequest(m.ID, c) {
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", m.ID)
+		return
+	}
+	if !c.addRequest(m.ID, 0) {
+		s.forgetRequest(m.ID)
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeUnknownCell, "cell %q of session %q has finished and was closed", m.Cell, m.Session)
+		return
+	}
+	c.terminate()
+}
+
+// removeCell forgets a closed cell.
+func (s *server) removeCell(sessionID, cellID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss, ok := s.sessions[sessionID]; ok {
+		delete(ss.cells, cellID)
+	}
+}
+
+// commitStore applies a finished cell's store writes to its session (only
+// for a cell that completed or failed, DESIGN §5) and returns them sorted
+// by key for cell.result, or nil without the store capability.
+func (s *server) commitStore(sessionID string, res runtime.Result) []protocol.StoreEntry {
+	if !s.capable(protocol.CapStore) || len(res.StoreWrites) == 0 {
+		return nil
+	}
+	if res.Status != protocol.StatusCompleted && res.Status != protocol.StatusFailed {
+		return nil
+	}
+	entries := make([]protocol.StoreEntry, 0, len(res.StoreWrites))
+	s.mu.Lock()
+	ss := s.sessions[sessionID]
+	for k, v := range res.StoreWrites {
+		entries = append(entries, protocol.StoreEntry{Key: k, Value: v})
+		if ss == nil {
+			continue
+		}
+		if len(v) == 0 {
+			delete(ss.store, k)
+		} else {
+			ss.store[k] = v
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(entries, func(a, b protocol.StoreEntry) int { return strings.Compare(a.Key, b.Key) })
+	return entries
+}
+
+// storeSnapshot copies a session's store for a new cell. Caller holds
+// server.mu.
+func (ss *session) storeSnapshot() map[string]json.RawMessage {
+	if len(ss.store) == 0 {
+		return nil
+	}
+	return maps.Clone(ss.store)
+}

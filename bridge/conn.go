@@ -396,7 +396,7 @@ func (c *Conn) startToolCall(m *protocol.ToolCallRequest) {
 		default:
 			res.Value = value
 		}
-		if err := c.out.Send(res); err != nil {
+		if err := c.out.SendInline(res); err != nil {
 			c.log.Warn("tool result not sent", "tool", m.QualifiedName(), "error", err)
 			c.send(&protocol.ToolResult{ID: m.ID, Error: &protocol.ToolError{Code: protocol.CodeInternal,
 				Tool: m.QualifiedName(), Message: "bridge: the tool's result could not be sent: " + err.Error()}})

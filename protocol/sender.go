@@ -29,6 +29,7 @@ type Sender struct {
 	max     int
 	err     error // first write error; sticky
 	closed  bool
+	writing bool // a Write is in progress (writer goroutine or SendInline)
 
 	wake chan struct{} // capacity 1: "pending became non-empty" or "closed"
 	done chan struct{} // closed when the writer goroutine exits
@@ -91,6 +92,62 @@ func (s *Sender) Send(m Message) error {
 	return nil
 }
 
+// SendInline is Send for goroutines that may block on I/O: when nothing is
+// queued or being written, it writes m itself instead of waking the writer
+// goroutine, which saves a hand-off per frame on request/response paths.
+// Otherwise it queues m like Send. Never call it from a goroutine that must
+// not block (an isolate's loop). Safe from any goroutine.
+func (s *Sender) SendInline(m Message) error {
+	bp := frameBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= 64<<10 {
+			frameBuffers.Put(bp)
+		}
+	}()
+	frame, err := AppendFrame((*bp)[:0], m)
+	*bp = frame
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return ErrSenderClosed
+	case s.err != nil:
+		err := s.err
+		s.mu.Unlock()
+		return err
+	}
+	if err := checkFrameSize(frame, s.max, m); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	if s.writing || len(s.pending) > 0 {
+		wasEmpty := len(s.pending) == 0
+		s.pending = append(s.pending, frame...)
+		if wasEmpty {
+			s.signal()
+		}
+		s.mu.Unlock()
+		return nil
+	}
+	s.writing = true
+	s.mu.Unlock()
+	_, werr := s.w.Write(frame)
+	s.mu.Lock()
+	s.writing = false
+	if werr != nil && s.err == nil {
+		s.err = werr
+		s.pending = nil
+	}
+	if len(s.pending) > 0 || s.closed || s.err != nil {
+		s.signal()
+	}
+	s.mu.Unlock()
+	return werr
+}
+
 // signal wakes the writer goroutine; it never blocks.
 func (s *Sender) signal() {
 	select {
@@ -129,6 +186,15 @@ func (s *Sender) run() {
 	for range s.wake {
 		for {
 			s.mu.Lock()
+			if s.err != nil {
+				s.mu.Unlock()
+				return
+			}
+			if s.writing {
+				// SendInline is writing; it signals again when done.
+				s.mu.Unlock()
+				break
+			}
 			if len(s.pending) == 0 {
 				closed := s.closed
 				s.mu.Unlock()
@@ -139,14 +205,18 @@ func (s *Sender) run() {
 			}
 			batch := s.pending
 			s.pending = spare[:0] // spare never shares batch's array
+			s.writing = true
 			s.mu.Unlock()
-			if _, err := s.w.Write(batch); err != nil {
-				s.mu.Lock()
+			_, err := s.w.Write(batch)
+			s.mu.Lock()
+			s.writing = false
+			if err != nil {
 				s.err = err
 				s.pending = nil
 				s.mu.Unlock()
 				return
 			}
+			s.mu.Unlock()
 			if cap(batch) > keepBuffer {
 				batch = nil // release a buffer grown by a burst
 			}

@@ -136,3 +136,60 @@ func TestSenderRefusesOversizeAndInvalidMessages(t *testing.T) {
 	require.NoError(t, s.Close())
 	assert.Equal(t, frames(t, &Ping{ID: 1}), buf.Bytes())
 }
+
+func TestSendInlineWritesInOrderWithQueuedFrames(t *testing.T) {
+	var buf syncBuffer
+	s := NewSender(&buf, 0)
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				var err error
+				if i%2 == 0 {
+					err = s.SendInline(&Ping{ID: uint64(g*1000 + i + 1)})
+				} else {
+					err = s.Send(&Ping{ID: uint64(g*1000 + i + 1)})
+				}
+				require.NoError(t, err)
+			}
+		}(g)
+	}
+	wg.Wait()
+	require.NoError(t, s.Close())
+	r := NewFrameReader(bytes.NewReader(buf.Bytes()), 0)
+	last := map[int]uint64{}
+	n := 0
+	for {
+		m, err := r.ReadMessage()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		id := m.(*Ping).ID
+		g := int((id - 1) / 1000)
+		require.Greater(t, id, last[g], "frames from one goroutine stay in order")
+		last[g] = id
+		n++
+	}
+	require.Equal(t, 800, n)
+}
+
+// syncBuffer is a bytes.Buffer safe for the writer goroutine and SendInline.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) Bytes() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]byte(nil), s.b.Bytes()...)
+}

@@ -160,6 +160,15 @@ type ToolCaller interface {
 	CallTool(ctx context.Context, call protocol.ToolCall) (json.RawMessage, error)
 }
 
+// AsyncToolCaller is an optional interface of a ToolCaller that saves a
+// goroutine and a hand-off per call: the runtime calls StartToolCall on the
+// cell's loop goroutine, so it must return at once, and done must be
+// called exactly once, from any goroutine, with the result. ctx is
+// cancelled when the cell ends; after that done need not be called.
+type AsyncToolCaller interface {
+	StartToolCall(ctx context.Context, call protocol.ToolCall, done func(json.RawMessage, error))
+}
+
 // CellRequest is one cell to run.
 type CellRequest struct {
 	// ID names the cell in tool calls and results. Default "cell-<n>".

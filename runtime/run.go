@@ -271,12 +271,12 @@ func (r *cellRun) CallTool(index int, input string) (*v8.Value, error) {
 	return p.Value, nil
 }
 
-// start sends call to the cell's ToolCaller on its own goroutine. Loop only.
+// start sends call to the cell's ToolCaller: an AsyncToolCaller directly,
+// any other on its own goroutine. Loop only.
 func (r *cellRun) start(id uint64, call protocol.ToolCall) {
 	r.inflight++
 	caller, mb, ctx := r.c.req.Caller, r.c.mb, r.callCtx
-	go func() {
-		value, err := callSafely(ctx, caller, call)
+	done := func(value json.RawMessage, err error) {
 		mb.post(func() {
 			r.inflight--
 			if len(r.queued) > 0 {
@@ -286,7 +286,24 @@ func (r *cellRun) start(id uint64, call protocol.ToolCall) {
 			}
 			r.settle(id, value, err)
 		})
+	}
+	if ac, ok := caller.(AsyncToolCaller); ok {
+		startSafely(ctx, ac, call, done)
+		return
+	}
+	go func() {
+		done(callSafely(ctx, caller, call))
 	}()
+}
+
+// startSafely starts an asynchronous call and turns a panic into its result.
+func startSafely(ctx context.Context, ac AsyncToolCaller, call protocol.ToolCall, done func(json.RawMessage, error)) {
+	defer func() {
+		if p := recover(); p != nil {
+			done(nil, &protocol.ToolError{Code: protocol.CodeInternal, Message: fmt.Sprintf("the tool caller panicked: %v", p)})
+		}
+	}()
+	ac.StartToolCall(ctx, call, done)
 }
 
 // callSafely calls the tool and turns a panic into an error.

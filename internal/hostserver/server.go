@@ -97,7 +97,7 @@ func newServer(w io.Writer, cfg Config) *server {
 		w:            w,
 		limits:       cfg.Limits.WithDefaults(),
 		sessions:     map[string]*session{},
-		tools:        toolTable{calls: map[uint64]chan toolAnswer{}},
+		tools:        toolTable{calls: map[uint64]func(toolAnswer){}},
 		inflight:     map[uint64]*cell{},
 		shutdownDone: make(chan struct{}),
 	}

@@ -20,17 +20,17 @@ type toolAnswer struct {
 type toolTable struct {
 	next  atomic.Uint64
 	mu    sync.Mutex
-	calls map[uint64]chan toolAnswer
+	calls map[uint64]func(toolAnswer)
 }
 
-// add allocates a request id in the host's id space.
-func (t *toolTable) add() (uint64, chan toolAnswer) {
+// add registers fn to receive the answer to a new request id in the
+// host's id space.
+func (t *toolTable) add(fn func(toolAnswer)) uint64 {
 	id := t.next.Add(1)
-	ch := make(chan toolAnswer, 1)
 	t.mu.Lock()
-	t.calls[id] = ch
+	t.calls[id] = fn
 	t.mu.Unlock()
-	return id, ch
+	return id
 }
 
 // remove forgets id; it reports whether id was still waiting.
@@ -45,58 +45,99 @@ func (t *toolTable) remove(id uint64) bool {
 // deliver hands a to the call id; it reports whether someone waited.
 func (t *toolTable) deliver(id uint64, a toolAnswer) bool {
 	t.mu.Lock()
-	ch, ok := t.calls[id]
+	fn, ok := t.calls[id]
 	delete(t.calls, id)
 	t.mu.Unlock()
 	if ok {
-		ch <- a
+		fn(a)
 	}
 	return ok
 }
 
-// CallTool implements runtime.ToolCaller: it sends a tool.call to the
-// parent and waits for the matching tool.result (the runtime enforces the
-// per-cell call limits before calling it). When ctx ends first (the
-// cell ended or was terminated) it sends tool.cancelled and returns. Called
-// by the runtime on its own goroutine per call.
+// CallTool implements runtime.ToolCaller by waiting for StartToolCall.
 func (c *cell) CallTool(ctx context.Context, call protocol.ToolCall) (json.RawMessage, error) {
-	c.calls.Add(1)
-	t := &c.srv.tools
-	id, ch := t.add()
-	c.mu.Lock()
-	if c.isClosed {
-		c.mu.Unlock()
-		t.remove(id)
-		return nil, context.Canceled
-	}
-	c.toolCalls[id] = call
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.toolCalls, id)
-		c.mu.Unlock()
-	}()
-	if err := c.srv.out.Send(&protocol.ToolCallRequest{ID: id, ToolCall: call}); err != nil {
-		t.remove(id)
-		return nil, &protocol.ToolError{Code: protocol.CodeInternal, Tool: call.QualifiedName(),
-			Message: "hostserver: the tool call could not be sent to the parent: " + err.Error()}
-	}
+	ch := make(chan toolAnswer, 1)
+	c.StartToolCall(ctx, call, func(v json.RawMessage, err error) { ch <- toolAnswer{v, err} })
 	select {
 	case a := <-ch:
 		return a.value, a.err
 	case <-ctx.Done():
-		c.mu.Lock()
-		c.cancelToolLocked(id, call)
-		c.mu.Unlock()
+		// Closing the cell cancels its calls without answering them.
 		return nil, ctx.Err()
 	}
+}
+
+// StartToolCall implements runtime.AsyncToolCaller: it sends a tool.call to
+// the parent and returns at once; done receives the matching tool.result,
+// on the reader goroutine (the runtime enforces the per-cell call limits
+// before calling it). When ctx ends first (the cell ended or was
+// terminated) it sends tool.cancelled and done gets ctx's error. Called on
+// the cell's loop goroutine; it never blocks.
+func (c *cell) StartToolCall(ctx context.Context, call protocol.ToolCall, done func(json.RawMessage, error)) {
+	c.calls.Add(1)
+	t := &c.srv.tools
+	var (
+		mu       sync.Mutex
+		finished bool
+		stop     func() bool
+	)
+	var id uint64
+	finish := func(a toolAnswer) {
+		mu.Lock()
+		finished = true
+		s := stop
+		mu.Unlock()
+		if s != nil {
+			s()
+		}
+		c.mu.Lock()
+		delete(c.toolCalls, id)
+		c.mu.Unlock()
+		done(a.value, a.err)
+	}
+	id = t.add(finish)
+	c.mu.Lock()
+	if c.isClosed {
+		c.mu.Unlock()
+		if t.remove(id) {
+			done(nil, context.Canceled)
+		}
+		return
+	}
+	c.toolCalls[id] = call
+	c.mu.Unlock()
+	if err := c.srv.out.Send(&protocol.ToolCallRequest{ID: id, ToolCall: call}); err != nil {
+		if t.remove(id) {
+			finish(toolAnswer{err: &protocol.ToolError{Code: protocol.CodeInternal, Tool: call.QualifiedName(),
+				Message: "hostserver: the tool call could not be sent to the parent: " + err.Error()}})
+		}
+		return
+	}
+	s := context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		removed := c.cancelToolLocked(id, call)
+		c.mu.Unlock()
+		if removed {
+			finish(toolAnswer{err: ctx.Err()})
+		}
+	})
+	mu.Lock()
+	if finished {
+		mu.Unlock()
+		s()
+		return
+	}
+	stop = s
+	mu.Unlock()
 }
 
 // cancelToolLocked tells the parent call id is no longer wanted, unless
 // its result already arrived. Caller holds c.mu, which orders the
 // tool.cancelled before the cell's cell.closed.
-func (c *cell) cancelToolLocked(id uint64, call protocol.ToolCall) {
+func (c *cell) cancelToolLocked(id uint64, call protocol.ToolCall) bool {
 	if c.srv.tools.remove(id) {
 		c.srv.send(&protocol.ToolCancelled{ID: id, Session: call.SessionID, Cell: call.CellID, Call: call.CallID})
+		return true
 	}
+	return false
 }

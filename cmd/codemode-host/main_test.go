@@ -59,7 +59,7 @@ func runHost(t *testing.T, stdin string, args ...string) runOutput {
 	return runOutput{out.String(), errb.String(), code}
 }
 
-// TestExamples runs every examples/js/<name>/<name>.js through the built
+// TestExamples runs every examples/js/<name>/<name>.js (or .ts) through the built
 // binary with --json and compares the output, minus timing fields, with
 // <name>.out. UPDATE_GOLDEN=1 rewrites the .out files. A first line
 // "// args: ..." adds flags.
@@ -78,6 +78,9 @@ func TestExamples(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			script := filepath.Join(dir, name+".js")
+			if ts := filepath.Join(dir, name+".ts"); fileExists(ts) {
+				script = ts
+			}
 			src, err := os.ReadFile(script)
 			require.NoError(t, err)
 			args := []string{"run", script, "--json"}

@@ -15,13 +15,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codemode-host/codemode-host/bridge"
-	"github.com/codemode-host/codemode-host/internal/fixture"
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/runtime"
 )
 
 type runOptions struct {
 	tools   string
+	mcp     []string
+	lang    string
 	json    bool
 	timeout time.Duration
 	trace   bool
@@ -59,6 +60,8 @@ bad usage or an unreadable file.`,
 	f.BoolVar(&o.json, "json", false, "print one JSON object: status, items, error, stats")
 	f.DurationVar(&o.timeout, "timeout", runtime.DefaultWallTime, "stop the script after this much wall time")
 	f.BoolVar(&o.trace, "trace", false, "print every tool call on stderr")
+	f.StringArrayVar(&o.mcp, "mcp", nil, "bind an MCP server's tools: 'NAME=COMMAND ARGS…' or 'NAME=https://…' (repeatable)")
+	f.StringVar(&o.lang, "lang", "", "js or ts (default: ts for .ts/.mts/.cts files, else js)")
 	return cmd
 }
 
@@ -85,30 +88,26 @@ func runScript(ctx context.Context, stdout, stderr io.Writer, path string, o run
 	if err != nil {
 		return err
 	}
-	var tools []protocol.ToolDef
-	var executor bridge.ToolExecutor = noTools
-	if o.tools != "" {
-		set, err := fixture.Load(o.tools)
-		if err != nil {
-			return usageError{err}
-		}
-		if o.trace {
-			set.SetTrace(stderr)
-		}
-		tools = set.Defs()
-		executor = set
-		_, dropped := runtime.Bindable(tools)
-		for _, d := range dropped {
-			fmt.Fprintf(stderr, "codemode-host: not bound: %s\n", d)
-		}
+	lang, err := language(path, o.lang)
+	if err != nil {
+		return err
 	}
-
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	res, err := runAsParent(ctx, stderr, source, origin, tools, executor, o.timeout)
+	tools, err := loadRunTools(ctx, stderr, o.tools, o.mcp)
+	if err != nil {
+		return err
+	}
+	defer tools.Close()
+	tools.warnUnbound()
+	var executor bridge.ToolExecutor = tools
+	if o.trace {
+		executor = &tracer{next: tools, w: stderr}
+	}
+	res, err := runAsParent(ctx, stderr, cell{source: source, origin: origin, lang: lang}, tools.defs, executor, o.timeout)
 	if errors.Is(err, bridge.ErrHostDied) {
 		fmt.Fprintf(stderr, "codemode-host: %v\n", err)
 		return exitError{1}
@@ -206,4 +205,22 @@ func excerpt(source string, line, col int) string {
 		fmt.Fprintf(&b, "  %*s | %s^\n", width, "", strings.Repeat(" ", col-1))
 	}
 	return b.String()
+}
+
+// language picks the cell's language from --lang or the script's name.
+func language(path, flag string) (protocol.Language, error) {
+	switch flag {
+	case "js":
+		return protocol.LangJS, nil
+	case "ts":
+		return protocol.LangTS, nil
+	case "":
+	default:
+		return "", usageError{fmt.Errorf("--lang must be js or ts, got %q", flag)}
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".ts", ".mts", ".cts":
+		return protocol.LangTS, nil
+	}
+	return protocol.LangJS, nil
 }

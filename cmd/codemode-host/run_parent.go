@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -15,18 +15,17 @@ import (
 	"github.com/codemode-host/codemode-host/runtime"
 )
 
-// noTools answers calls when run has no --tools file (scripts see no
-// tools, so only a stray call could get here).
-var noTools = bridge.ToolExecutorFunc(func(_ context.Context, call protocol.ToolCall) (json.RawMessage, error) {
-	return nil, &protocol.ToolError{Code: protocol.CodeUnknownTool, Tool: call.QualifiedName(),
-		Message: "run has no tools; pass --tools FILE"}
-})
+// cell is the script `run` runs.
+type cell struct {
+	source, origin string
+	lang           protocol.Language
+}
 
 // runAsParent runs one cell the way a parent agent does: this binary is
 // launched again as the host through go-plugin, the bridge serves the
 // tool calls from executor, and the final result comes back as if the
 // cell had run in process. ctx ending terminates the cell.
-func runAsParent(ctx context.Context, stderr io.Writer, source, origin string, tools []protocol.ToolDef,
+func runAsParent(ctx context.Context, stderr io.Writer, c cell, tools []protocol.ToolDef,
 	executor bridge.ToolExecutor, timeout time.Duration) (runtime.Result, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -37,7 +36,7 @@ func runAsParent(ctx context.Context, stderr io.Writer, source, origin string, t
 		HostPath:     self,
 		HostLimits:   &protocol.Limits{WallTimeMS: ms, CPUTimeMS: ms},
 		Executor:     executor,
-		Capabilities: []string{},
+		Capabilities: []string{protocol.CapTypeScript},
 		Logger:       hclog.New(&hclog.LoggerOptions{Name: "codemode-host", Output: stderr, Level: hclog.Warn}),
 	})
 	if err != nil {
@@ -51,7 +50,15 @@ func runAsParent(ctx context.Context, stderr io.Writer, source, origin string, t
 	// Wait for the end: the wall-time limit ends the cell before this
 	// yield time; yield_control() may still yield early.
 	yield := timeout + time.Minute
-	res, err := session.Exec(ctx, bridge.ExecRequest{Source: source, Filename: origin, Tools: tools, Yield: yield})
+	var mu sync.Mutex
+	res, err := session.Exec(ctx, bridge.ExecRequest{Source: c.source, Filename: c.origin, Language: c.lang,
+		Tools: tools, Yield: yield, OnEvent: func(e bridge.Event) {
+			if e.Kind == bridge.EventNotify {
+				mu.Lock()
+				fmt.Fprintf(stderr, "[notify] %s\n", e.Text)
+				mu.Unlock()
+			}
+		}})
 	if err != nil {
 		return runtime.Result{}, err
 	}

@@ -2,12 +2,12 @@
 // a registry with two native tools and the tools of an MCP server, and one
 // Code Mode cell (the JavaScript a model would write) that uses both.
 //
-//	go run ./examples/agent                      # server-everything from node_modules (npm ci)
-//	go run ./examples/agent -mcp 'npx -y @modelcontextprotocol/server-everything'
+//	make build && go run ./examples/agent          # server-everything from node_modules (make setup)
+//	go run ./examples/agent -host bin/codemode-host -mcp 'npx -y @modelcontextprotocol/server-everything'
 //
-// The cell runs in this process (package runtime). An agent that runs
-// cells in the codemode-host process hands the same ToolSet to the bridge
-// instead; everything else stays as it is.
+// The cell runs in a codemode-host process that the bridge launches; the
+// tool calls the script makes come back to this process, where the same
+// ToolSet that advertised the tools executes them.
 package main
 
 import (
@@ -20,10 +20,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode-host/codemode-host/bridge"
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/registry"
 	"github.com/codemode-host/codemode-host/registry/mcp"
-	"github.com/codemode-host/codemode-host/runtime"
 )
 
 // script is what the model would send to the exec tool: it finds the MCP
@@ -54,16 +54,17 @@ return (await tools.remember({note: sum.content[0].text})).notes;
 
 func main() {
 	mcpCmd := flag.String("mcp", "node_modules/.bin/mcp-server-everything", "command (and arguments) that runs the MCP server")
+	host := flag.String("host", "bin/codemode-host", "the codemode-host binary (make build)")
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, strings.Fields(*mcpCmd)); err != nil {
+	if err := run(context.Background(), os.Stdout, *host, strings.Fields(*mcpCmd)); err != nil {
 		fmt.Fprintln(os.Stderr, "agent:", err)
 		os.Exit(1)
 	}
 }
 
-// run builds the registry, connects the MCP server, runs the cell and
-// prints its output to out.
-func run(ctx context.Context, out io.Writer, mcpCmd []string) error {
+// run builds the registry, connects the MCP server, runs the cell in the
+// host at hostPath and prints its output to out.
+func run(ctx context.Context, out io.Writer, hostPath string, mcpCmd []string) error {
 	// 1. The registry, with the agent's own (trusted) tools.
 	reg := registry.New(registry.Config{})
 	if err := addNativeTools(reg); err != nil {
@@ -93,15 +94,27 @@ func run(ctx context.Context, out io.Writer, mcpCmd []string) error {
 		return err
 	}
 
-	// 4. Run the cell. Progress reports of long calls reach the agent
-	// through the context the calls are made with.
-	rt := runtime.New(runtime.Config{})
-	defer rt.Close()
-	res, err := rt.Run(ctx, runtime.CellRequest{
+	// 4. Start the host (go-plugin launches it; it exits when this process
+	// does) and open a session. The executor serves the cell's tool calls;
+	// progress reports of long calls reach it through the call's context.
+	client, err := bridge.Start(ctx, bridge.Config{
+		HostPath: hostPath,
+		Executor: withProgress{set: set, log: os.Stderr},
+	})
+	if err != nil {
+		return err
+	}
+	defer client.Close(time.Second)
+	session, err := client.OpenSession(ctx, "agent", nil)
+	if err != nil {
+		return err
+	}
+
+	// 5. Run the cell: the source the model wrote and the tools it may call.
+	res, err := session.Exec(ctx, bridge.ExecRequest{
 		Source: script,
 		Tools:  set.CodeModeDefs(),
-		Caller: withProgress{set: set, log: os.Stderr},
-		Limits: runtime.Limits{WallTime: time.Minute},
+		Yield:  time.Minute,
 	})
 	if err != nil {
 		return err

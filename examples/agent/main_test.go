@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,10 +23,14 @@ func TestAgent_cellUsesNativeAndMCPTools(t *testing.T) {
 		}
 		t.Skip("server-everything or node is missing; run npm ci")
 	}
+	host := filepath.Join(t.TempDir(), "codemode-host")
+	build := exec.Command("go", "build", "-o", host, "../../cmd/codemode-host")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var out strings.Builder
-	require.NoError(t, run(ctx, &out, []string{bin}))
+	require.NoError(t, run(ctx, &out, host, []string{bin}))
 	assert.Regexp(t, `the everything server offers \d+ tools`, out.String())
 	assert.Contains(t, out.String(), "Paris: 21°C, clear\nThe sum of 19 and 23 is 42.\nEcho: hello from a cell\n")
 	assert.Contains(t, out.String(), "remember failed as expected: invalid_arguments\n")

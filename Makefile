@@ -36,8 +36,18 @@ lint: ## gofmt, go vet and staticcheck.
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
-bench: build ## Run the Go benchmarks.
+# BENCHFLAGS go to bench/run, e.g. BENCHFLAGS='-n 200 -strict' (see
+# `go run ./bench/run -h`).
+BENCHFLAGS ?=
+
+bench: build bench/peer/node_modules/.installed ## Run the Go benchmarks, then compare the host with the peer and the pipe floor (table + bench/results/*.json).
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./bench/run -host $(BIN) -peer bench/peer -out bench/results $(BENCHFLAGS)
+
+# The peer (@utcp/code-mode on isolated-vm, built natively by node-gyp).
+bench/peer/node_modules/.installed: bench/peer/package.json bench/peer/package-lock.json bench/peer/.npmrc
+	npm ci --prefix bench/peer --no-audit --no-fund --loglevel=error
+	@touch $@
 
 fuzz: ## Fuzz the protocol decoder and framing for FUZZTIME each (default 5m).
 	sh protocol/fuzz.sh $(FUZZTIME)

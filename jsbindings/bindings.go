@@ -67,6 +67,7 @@ type NamedError struct {
 	Message string
 }
 
+// Error returns "Name: Message".
 func (e *NamedError) Error() string { return e.Name + ": " + e.Message }
 
 // New creates the host function templates on iso. Loop only.

@@ -162,6 +162,7 @@ type ToolError struct {
 	Tool string `msgpack:"tool,omitempty" json:"tool,omitempty"`
 }
 
+// Error formats the error with its tool and code.
 func (e *ToolError) Error() string {
 	if e.Tool != "" {
 		return fmt.Sprintf("%s: %s (%s)", e.Tool, e.Message, e.Code)

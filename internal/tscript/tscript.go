@@ -18,6 +18,7 @@ type Error struct {
 	Line, Column int
 }
 
+// Error formats the error with its position.
 func (e *Error) Error() string {
 	return fmt.Sprintf("tscript: %s (line %d, column %d)", e.Message, e.Line, e.Column)
 }

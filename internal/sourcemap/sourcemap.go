@@ -113,7 +113,8 @@ func vlq(s string) (int, int, error) {
 }
 
 // Original maps a 1-based generated line and column to the 1-based
-// original line and column. ok is false when nothing maps there.
+// original position of the segment that covers it (the last one starting
+// at or before the column). ok is false when nothing maps there.
 func (m *Map) Original(line, col int) (int, int, bool) {
 	if m == nil || line < 1 || line > len(m.lines) {
 		return 0, 0, false

@@ -33,8 +33,7 @@ func Strip(source, origin string) (string, *sourcemap.Map, error) {
 		Target:     api.ESNext,
 		Sourcemap:  api.SourceMapExternal,
 		Sourcefile: origin,
-		// Keep class and function names: they show up in stack traces.
-		KeepNames:   false,
+		// Unused imports must stay, so an import is reported (not dropped).
 		TsconfigRaw: `{"compilerOptions":{"verbatimModuleSyntax":false,"preserveValueImports":false}}`,
 		LogLevel:    api.LogLevelSilent,
 	})

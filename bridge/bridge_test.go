@@ -23,6 +23,9 @@ import (
 var hostBin string
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(faultParentEnv); path != "" {
+		os.Exit(runFaultParent(path))
+	}
 	dir, err := os.MkdirTemp("", "bridge-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

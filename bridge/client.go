@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,11 @@ import (
 // HostLimitsEnv is the environment variable through which Config.HostLimits
 // reaches a launched host, as the JSON of protocol.Limits.
 const HostLimitsEnv = "CODEMODE_HOST_LIMITS"
+
+// CellPrefixEnv is the environment variable through which the bridge
+// gives a restarted host a prefix for its cell ids ("r2." for the second
+// host), so cell ids of a dead host are never reused.
+const CellPrefixEnv = "CODEMODE_HOST_CELL_PREFIX"
 
 // Config configures Start. Executor is required; every other zero field
 // takes the default its doc names.
@@ -65,10 +71,13 @@ type Client struct {
 	host     *hostProcess // nil before the first start and after Close
 	sessions map[string]*Session
 	closed   bool
+	gen      int            // hosts launched so far; the current one is number gen
+	deaths   map[int]string // how host number n ended, once it died
 }
 
 // hostProcess is one launched host.
 type hostProcess struct {
+	gen    int // 1 for the first host, then 2, 3, ...
 	plugin *plugin.Client
 	cmd    *exec.Cmd
 	conn   *Conn
@@ -100,7 +109,7 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
 	}
-	c := &Client{cfg: cfg, log: cfg.Logger, sessions: map[string]*Session{}}
+	c := &Client{cfg: cfg, log: cfg.Logger, sessions: map[string]*Session{}, deaths: map[int]string{}}
 	if _, err := c.conn(ctx); err != nil {
 		return nil, err
 	}
@@ -121,9 +130,10 @@ func (c *Client) conn(ctx context.Context) (*Conn, error) {
 		}
 		old := c.host
 		c.host = nil
+		c.deaths[old.gen] = deathSummary(old.conn.Err())
 		go old.plugin.Kill()
 	}
-	h, err := c.launch(ctx)
+	h, err := c.launch(ctx, c.gen+1)
 	if err != nil {
 		return nil, err
 	}
@@ -134,11 +144,84 @@ func (c *Client) conn(ctx context.Context) (*Conn, error) {
 		}
 	}
 	c.host = h
+	c.gen = h.gen
 	return h.conn, nil
 }
 
+// StuckErrorName is the error name of a cell result whose cell was
+// stopped but stuck inside V8: its host exits right after sending it.
+const StuckErrorName = "StuckError"
+
+// stuckExitWait is how long the bridge waits for a host that reported a
+// stuck cell to exit before it kills it.
+const stuckExitWait = 3 * time.Second
+
+// retireIfStuck waits, after a result that reports a stuck cell, until
+// that cell's host is gone (killing it if it lingers), so the next call
+// starts a new host instead of failing on the dying one.
+func (c *Client) retireIfStuck(conn *Conn, res *protocol.CellResult) {
+	if res == nil || res.Error == nil || res.Error.Name != StuckErrorName {
+		return
+	}
+	select {
+	case <-conn.Done():
+		return
+	case <-time.After(stuckExitWait):
+	}
+	c.mu.Lock()
+	var h *hostProcess
+	if c.host != nil && c.host.conn == conn {
+		h = c.host
+	}
+	c.mu.Unlock()
+	if h != nil {
+		h.plugin.Kill()
+	}
+	<-conn.Done()
+}
+
+// deathSummary is how a dead host ended, for CellLostError.
+func deathSummary(err error) string {
+	var died *HostDiedError
+	if errors.As(err, &died) && died.Exit != "" {
+		return died.Exit
+	}
+	return "connection lost"
+}
+
+// cellGen returns the number of the host a cell id came from: "r<n>."
+// prefixes the ids of host n > 1 (see CellPrefixEnv).
+func cellGen(cell string) int {
+	rest, ok := strings.CutPrefix(cell, "r")
+	if !ok {
+		return 1
+	}
+	num, _, ok := strings.Cut(rest, ".")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || n < 2 {
+		return 1
+	}
+	return n
+}
+
+// checkCell refuses a cell id of a host that died and was replaced.
+// Caller has the live connection (so a restart already happened).
+func (c *Client) checkCell(session, cell string) error {
+	g := cellGen(cell)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if g >= c.gen {
+		return nil
+	}
+	exit, ok := c.deaths[g]
+	if !ok {
+		exit = "replaced"
+	}
+	return &CellLostError{Session: session, Cell: cell, Exit: exit}
+}
+
 // launch starts one host process and connects to it.
-func (c *Client) launch(ctx context.Context) (*hostProcess, error) {
+func (c *Client) launch(ctx context.Context, gen int) (*hostProcess, error) {
 	toHostR, toHostW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("bridge: creating the frame pipes: %w", err)
@@ -155,9 +238,12 @@ func (c *Client) launch(ctx context.Context) (*hostProcess, error) {
 		b, _ := json.Marshal(c.cfg.HostLimits)
 		cmd.Env = append(cmd.Env, HostLimitsEnv+"="+string(b))
 	}
+	if gen > 1 {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("%s=r%d.", CellPrefixEnv, gen))
+	}
 	cmd.ExtraFiles = []*os.File{toHostR, fromHostW} // fd 3, fd 4 in the host
 	setParentDeathSignal(cmd)
-	h := &hostProcess{cmd: cmd, stderr: newTailWriter(c.cfg.StderrLines)}
+	h := &hostProcess{gen: gen, cmd: cmd, stderr: newTailWriter(c.cfg.StderrLines)}
 	h.plugin = plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  Handshake,
 		VersionedPlugins: PluginSets(""),
@@ -229,7 +315,7 @@ func (h *hostProcess) deathError(readErr error) error {
 	for !h.plugin.Exited() && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	e := &HostDiedError{Err: readErr, Stderr: h.stderr.lines()}
+	e := &HostDiedError{Err: readErr, Stderr: h.stderr.lines(), Cause: h.stderr.cause()}
 	if h.plugin.Exited() && h.cmd.ProcessState != nil {
 		e.Exit = h.cmd.ProcessState.String()
 	}
@@ -311,30 +397,44 @@ func (s *Session) Exec(ctx context.Context, req ExecRequest) (*protocol.CellResu
 	res, err := conn.Exec(ctx, s.id, req)
 	if err == nil {
 		s.mirror(res)
+		s.c.retireIfStuck(conn, res)
 	}
 	return res, err
 }
 
-// Wait waits for a yielded cell; see Conn.Wait.
+// Wait waits for a yielded cell; see Conn.Wait. A cell of a host that
+// died and was replaced is refused with a *CellLostError.
 func (s *Session) Wait(ctx context.Context, cell string, yield time.Duration) (*protocol.CellResult, error) {
 	conn, err := s.c.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
+	if err := s.c.checkCell(s.id, cell); err != nil {
+		return nil, err
+	}
 	res, err := conn.Wait(ctx, s.id, cell, yield)
 	if err == nil {
 		s.mirror(res)
+		s.c.retireIfStuck(conn, res)
 	}
 	return res, err
 }
 
-// Terminate stops a cell; see Conn.Terminate.
+// Terminate stops a cell; see Conn.Terminate. A cell of a host that died
+// and was replaced is refused with a *CellLostError.
 func (s *Session) Terminate(ctx context.Context, cell string) (*protocol.CellResult, error) {
 	conn, err := s.c.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return conn.Terminate(ctx, s.id, cell)
+	if err := s.c.checkCell(s.id, cell); err != nil {
+		return nil, err
+	}
+	res, err := conn.Terminate(ctx, s.id, cell)
+	if err == nil {
+		s.c.retireIfStuck(conn, res)
+	}
+	return res, err
 }
 
 // Close closes the session on the host (terminating its cells) and
@@ -385,12 +485,25 @@ func (s *Session) storeEntries() []protocol.StoreEntry {
 	return out
 }
 
-// tailWriter keeps the last lines written to it. Safe from any goroutine.
+// tailWriter keeps the last lines written to it, and the first line that
+// says why a crashing process dies. Safe from any goroutine.
 type tailWriter struct {
 	mu      sync.Mutex
 	max     int
 	partial []byte
 	tail    []string
+	fatal   string
+}
+
+// fatalPrefixes start the stderr lines that say why a process crashed:
+// V8's fatal errors, Go's panics and fatal errors, and signals.
+var fatalPrefixes = []string{"# Fatal ", "# Check failed", "panic: ", "fatal error: ", "SIGSEGV", "SIGABRT", "SIGTRAP", "SIGBUS", "SIGILL"}
+
+// cause returns the first fatal line seen, trimmed of V8's "# ".
+func (t *tailWriter) cause() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimPrefix(t.fatal, "# ")
 }
 
 func newTailWriter(n int) *tailWriter { return &tailWriter{max: n} }
@@ -406,6 +519,9 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 			break
 		}
 		if line := strings.TrimRight(string(t.partial[:i]), "\r"); line != "" {
+			if t.fatal == "" && slices.ContainsFunc(fatalPrefixes, func(p string) bool { return strings.HasPrefix(line, p) }) {
+				t.fatal = line
+			}
 			t.tail = append(t.tail, line)
 			if len(t.tail) > t.max {
 				t.tail = t.tail[len(t.tail)-t.max:]

@@ -578,7 +578,9 @@ func (c *Conn) terminateAsync(session, cell string) {
 }
 
 // Wait waits for a yielded cell: it returns the output made since the
-// previous result, when the cell ends or yield passes (default 10s).
+// previous result as soon as something new happens (new output, a notify,
+// the cell's end; status yielded unless it ended), or when yield passes
+// (default 10s).
 func (c *Conn) Wait(ctx context.Context, session, cell string, yield time.Duration) (*protocol.CellResult, error) {
 	reply, err := c.call(ctx, &protocol.Wait{ID: c.nextID.Add(1), Session: session, Cell: cell, YieldMS: uint64(yield.Milliseconds())})
 	if err != nil {

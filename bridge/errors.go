@@ -22,6 +22,11 @@ type HostDiedError struct {
 	Exit string
 	// Stderr holds the last lines the host wrote to stderr.
 	Stderr []string
+	// Cause is the first line of stderr that says why a crashing host
+	// died ("# Fatal javascript OOM in CALL_AND_RETRY_LAST", "panic: ...",
+	// "fatal error: ..."), which a crash dump usually pushes out of
+	// Stderr; empty when there is none.
+	Cause string
 	// Err is what the bridge saw: io.EOF, a broken frame, a read error.
 	Err error
 }
@@ -30,8 +35,13 @@ type HostDiedError struct {
 func (e *HostDiedError) Error() string {
 	var b strings.Builder
 	b.WriteString("bridge: the host died")
-	if e.Exit != "" {
+	switch {
+	case e.Exit != "" && e.Cause != "":
+		fmt.Fprintf(&b, " (%s: %s)", e.Exit, e.Cause)
+	case e.Exit != "":
 		fmt.Fprintf(&b, " (%s)", e.Exit)
+	case e.Cause != "":
+		fmt.Fprintf(&b, " (%s)", e.Cause)
 	}
 	if e.Err != nil {
 		fmt.Fprintf(&b, ": %v", e.Err)
@@ -50,3 +60,24 @@ func (e *HostDiedError) Is(target error) bool { return target == ErrHostDied }
 
 // Unwrap returns the underlying cause.
 func (e *HostDiedError) Unwrap() error { return e.Err }
+
+// ErrCellLost matches (with errors.Is) a *CellLostError.
+var ErrCellLost = errors.New("bridge: the cell belonged to a host that died")
+
+// CellLostError refuses a cell id of a host that died and was replaced:
+// the cell and its result are gone (its committed store writes were
+// restored on the new host).
+type CellLostError struct {
+	// Session and Cell name the cell.
+	Session, Cell string
+	// Exit is how its host ended ("signal: killed", "exit status 3").
+	Exit string
+}
+
+// Error names the cell, the host's end and the restart.
+func (e *CellLostError) Error() string {
+	return fmt.Sprintf("bridge: cell %s of session %q belonged to a host that died (%s) and was restarted; its result is lost", e.Cell, e.Session, e.Exit)
+}
+
+// Is makes errors.Is(err, ErrCellLost) true.
+func (e *CellLostError) Is(target error) bool { return target == ErrCellLost }

@@ -4,12 +4,15 @@ import (
 	"errors"
 	"io"
 	"os"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
+	"github.com/codemode-host/codemode-host/bridge"
 	"github.com/codemode-host/codemode-host/internal/hostserver"
 	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/runtime"
 )
 
 func newStdioCmd() *cobra.Command {
@@ -21,10 +24,14 @@ frames on standard input and output, one JSON log object per line on
 standard error. Standard output carries frames only: stray writes to fd 1
 are redirected to standard error. The host exits when standard input closes.
 CODEMODE_HOST_LIMITS (JSON, for example {"wall_ms": 60000}) sets the host's
-limits; CODEMODE_HOST_LOG_LEVEL (trace ... error) its log level.
+limits; CODEMODE_HOST_CELL_PREFIX a prefix for its cell ids;
+CODEMODE_HOST_STUCK_AFTER (a Go duration, default 5s) how long a stopped
+cell may take to end before the host reports it and exits with status 3;
+CODEMODE_HOST_LOG_LEVEL (trace ... error) its log level.
 
 Exit status: 0 after end of input or shutdown, 2 when the handshake was
-rejected or the input's framing broke.`,
+rejected or the input's framing broke, 3 when a stopped cell was stuck
+inside V8 (it is reported to the parent first; start a new host).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			limits, err := hostLimits()
@@ -54,7 +61,18 @@ func newHostLogger(w io.Writer) hclog.Logger {
 // serveFrames runs the protocol until the input ends; a rejected
 // handshake or broken framing exits with status 2.
 func serveFrames(in io.Reader, out io.WriteCloser, limits protocol.Limits, log hclog.Logger, onShutdown func()) error {
-	err := hostserver.Serve(in, out, hostserver.Config{HostVersion: Version, Limits: limits, Logger: log, OnShutdown: onShutdown})
+	var rcfg runtime.Config
+	if v := os.Getenv(stuckAfterEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			log.Error("ignoring a bad "+stuckAfterEnv+"; want a positive Go duration such as 5s", "value", v)
+		} else {
+			rcfg.StuckAfter = d
+		}
+	}
+	err := hostserver.Serve(in, out, hostserver.Config{HostVersion: Version, Limits: limits, Logger: log,
+		CellPrefix: os.Getenv(bridge.CellPrefixEnv), Runtime: rcfg,
+		OnShutdown: onShutdown, OnStuck: exitStuck(log)})
 	if err == nil {
 		return nil
 	}
@@ -62,4 +80,21 @@ func serveFrames(in io.Reader, out io.WriteCloser, limits protocol.Limits, log h
 		log.Error("stopped", "error", err)
 	}
 	return exitError{2}
+}
+
+// stuckAfterEnv sets runtime.Config.StuckAfter (a Go duration).
+const stuckAfterEnv = "CODEMODE_HOST_STUCK_AFTER"
+
+// exitStuckStatus is the exit status of a host that had a stuck cell.
+const exitStuckStatus = 3
+
+// exitStuck returns the hostserver OnStuck of a serving host: the cell
+// was already reported to the parent, and its isolate's thread cannot be
+// reclaimed, so the process exits with exitStuckStatus and the parent
+// starts a new host.
+func exitStuck(log hclog.Logger) func(session, cell string, reason protocol.ErrorInfo) {
+	return func(session, cell string, reason protocol.ErrorInfo) {
+		log.Error("exiting: a stopped cell is stuck inside V8", "session", session, "cell", cell, "reason", reason.Message)
+		os.Exit(exitStuckStatus)
+	}
 }

@@ -36,13 +36,31 @@ type cell struct {
 	isClosed    bool
 	storeWrites []protocol.StoreEntry        // committed writes, for the final result
 	toolCalls   map[uint64]protocol.ToolCall // calls sent to the parent and not answered, by request id
+	nudged      bool                         // a notify or yield_control since the last result: the next wait returns at once
 }
 
 // pendingReq is an exec, wait or terminate awaiting its cell.result.
 type pendingReq struct {
 	id    uint64
 	timer *time.Timer // the yield timer; nil for terminate
+	wake  bool        // a wait: answered as soon as something new happens
+	soon  *time.Timer // set once something new happened: answers after wakeDelay
 }
+
+// stop stops the request's timers.
+func (p *pendingReq) stop() {
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	if p.soon != nil {
+		p.soon.Stop()
+	}
+}
+
+// wakeDelay is how long a woken wait lingers so that a burst of output
+// (or the cell's end right after its last output, such as its return
+// value) lands in one result.
+const wakeDelay = 20 * time.Millisecond
 
 func newCell(s *server, sessionID, id string, lim protocol.Limits, stream bool) *cell {
 	c := &cell{srv: s, session: sessionID, id: id, limits: lim, stream: stream, start: time.Now(),
@@ -82,24 +100,65 @@ func (c *cell) onItem(it protocol.Item) {
 	if c.stream {
 		c.srv.send(&protocol.Output{Session: c.session, Cell: c.id, Items: []protocol.Item{it}})
 	}
+	c.wakeWaits(false)
 }
 
-// addRequest registers a request for the next cell.result; a yield of 0
-// means no yield timer. It returns false when the cell is already closed.
-func (c *cell) addRequest(id uint64, yield time.Duration) bool {
+// wakeWaits answers every pending wait (after wakeDelay) because
+// something new happened: output or a notify. When no wait is pending
+// and nudge is set, the next wait returns at once instead (new output is
+// remembered by itself: it is not yet sent). Never blocks.
+func (c *cell) wakeWaits(nudge bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	woke := false
+	for _, p := range c.pending {
+		if !p.wake {
+			continue
+		}
+		woke = true
+		if p.soon == nil {
+			id := p.id
+			p.soon = time.AfterFunc(wakeDelay, func() { c.answerNow(id) })
+		}
+	}
+	if !woke && nudge && c.result == nil {
+		c.nudged = true
+	}
+}
+
+// request kinds for addRequest.
+type reqKind int
+
+const (
+	reqExec      reqKind = iota // answered at the end or when its yield time passes
+	reqWait                     // like exec, and as soon as something new happens
+	reqTerminate                // answered at the end only
+)
+
+// addRequest registers a request for the next cell.result; a yield of 0
+// means no yield timer. A wait is answered at once when output it has
+// not seen, a notify or a yield_control is already there. It returns
+// false when the cell is already closed.
+func (c *cell) addRequest(id uint64, kind reqKind, yield time.Duration) bool {
+	c.mu.Lock()
 	if c.isClosed {
+		c.mu.Unlock()
 		return false
 	}
-	p := &pendingReq{id: id}
+	p := &pendingReq{id: id, wake: kind == reqWait}
 	c.pending = append(c.pending, p)
 	if c.result != nil {
 		c.closeLocked()
+		c.mu.Unlock()
 		return true
 	}
-	if yield > 0 {
+	now := p.wake && (c.nudged || c.sent < len(c.items))
+	if yield > 0 && !now && kind != reqTerminate {
 		p.timer = time.AfterFunc(yield, func() { c.answerNow(id) })
+	}
+	c.mu.Unlock()
+	if now {
+		c.answerNow(id)
 	}
 	return true
 }
@@ -117,11 +176,10 @@ func (c *cell) answerNow(id uint64) {
 			continue
 		}
 		c.pending = append(c.pending[:i], c.pending[i+1:]...)
-		if p.timer != nil {
-			p.timer.Stop()
-		}
+		p.stop()
 		items, cut := c.budget(c.items[c.sent:])
 		c.sent = len(c.items)
+		c.nudged = false
 		c.srv.forgetRequest(id)
 		c.srv.send(&protocol.CellResult{ID: id, Session: c.session, Cell: c.id, Status: protocol.StatusYielded,
 			Items: items, Truncated: cut, Stats: protocol.Stats{WallMS: msSince(c.start), ToolCalls: int(c.calls.Load())}})
@@ -130,14 +188,18 @@ func (c *cell) answerNow(id uint64) {
 }
 
 // yieldControl answers every pending exec and wait now, as the script
-// asked with yield_control(). Loop goroutine; never blocks.
+// asked with yield_control(); with none pending, the next wait returns at
+// once. Loop goroutine; never blocks.
 func (c *cell) yieldControl() {
 	c.mu.Lock()
 	var ids []uint64
 	for _, p := range c.pending {
-		if p.timer != nil {
+		if p.timer != nil || p.wake {
 			ids = append(ids, p.id)
 		}
+	}
+	if len(ids) == 0 && c.result == nil {
+		c.nudged = true
 	}
 	c.mu.Unlock()
 	for _, id := range ids {
@@ -172,6 +234,9 @@ func (c *cell) release() {
 func (c *cell) finish(res runtime.Result) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.result != nil {
+		return // reported as stuck already
+	}
 	c.result = &res
 	c.storeWrites = c.srv.commitStore(c.session, res)
 	close(c.ended)
@@ -192,9 +257,7 @@ func (c *cell) closeLocked() {
 	items, cut := c.budget(items)
 	store := c.storeWrites
 	for _, p := range c.pending {
-		if p.timer != nil {
-			p.timer.Stop()
-		}
+		p.stop()
 		c.srv.forgetRequest(p.id)
 		c.srv.send(&protocol.CellResult{ID: p.id, Session: c.session, Cell: c.id, Status: res.Status,
 			Items: items, Truncated: cut, Error: res.Error, Stats: res.Stats, Store: store})
@@ -219,4 +282,5 @@ func msSince(t time.Time) float64 {
 // blocks.
 func (c *cell) onNotify(text string) {
 	c.srv.send(&protocol.Notify{Session: c.session, Cell: c.id, Text: text})
+	c.wakeWaits(true)
 }

@@ -28,12 +28,25 @@ type Config struct {
 	// intersection with what it asks for. Default: stream_output,
 	// typescript and store.
 	Capabilities []string
+	// CellPrefix is put before every cell id ("c1" becomes CellPrefix+"c1").
+	// A parent that restarts hosts sets it so a new host's cell ids never
+	// collide with a dead one's. Default none.
+	CellPrefix string
 	// HostVersion is reported in hello.ok. Default "dev".
 	HostVersion string
 	// Runtime configures the runtime Serve creates (and closes).
 	Runtime runtime.Config
 	// Logger receives the host's logs. Default: discard.
 	Logger hclog.Logger
+	// OnStuck, when set, is called on its own goroutine after a cell that
+	// was stopped but did not end within Runtime.StuckAfter (it is stuck
+	// inside one V8 builtin and its thread cannot be reclaimed) has been
+	// reported to the parent: its pending requests got a cell.result with
+	// the stop's status (terminated, timed_out or out_of_memory) and an
+	// error named StuckError, and the output was flushed (for up to a
+	// second). The host process should then exit non-zero so its parent
+	// starts a new one. Unset: the runtime's OnStuck (default: log).
+	OnStuck func(session, cell string, reason protocol.ErrorInfo)
 	// OnShutdown, when set, is called once when the parent sends shutdown
 	// (not at end of input), on the reader goroutine. It must not block.
 	OnShutdown func()
@@ -219,7 +232,11 @@ func (s *server) greet(fr *protocol.FrameReader, h *protocol.Hello) error {
 	}
 	frameCap := protocol.NegotiateMaxFrame(h.MaxFrame, s.limits.FrameBytes)
 	s.limits.FrameBytes = frameCap
-	s.rt = runtime.New(s.cfg.Runtime)
+	rcfg := s.cfg.Runtime
+	if s.cfg.OnStuck != nil {
+		rcfg.OnStuck = s.stuck
+	}
+	s.rt = runtime.New(rcfg)
 	s.send(&protocol.HelloOK{ID: h.ID, Version: version, Capabilities: s.caps, Limits: s.limits,
 		V8Version: v8.Version(), HostVersion: s.cfg.HostVersion})
 	s.out.SetMaxFrame(int(frameCap))
@@ -427,3 +444,59 @@ func (s *server) cancel(target uint64) {
 }
 
 func (s *server) capable(c string) bool { return slices.Contains(s.caps, c) }
+
+// stuckStatus maps the error a cell was stopped with to its status.
+func stuckStatus(reason protocol.ErrorInfo) protocol.Status {
+	switch reason.Name {
+	case "TimeoutError":
+		return protocol.StatusTimedOut
+	case "OutOfMemoryError":
+		return protocol.StatusOutOfMemory
+	default:
+		return protocol.StatusTerminated
+	}
+}
+
+// stuckFlushWait bounds how long stuck waits for its frames to be written.
+const stuckFlushWait = time.Second
+
+// stuck reports a cell the runtime could not stop (runtime.Config.OnStuck)
+// to the parent, flushes the output and hands over to Config.OnStuck.
+func (s *server) stuck(rc *runtime.Cell, reason protocol.ErrorInfo) {
+	var cells []*cell
+	s.mu.Lock()
+	for _, ss := range s.sessions {
+		cells = append(cells, ss.liveCells()...)
+	}
+	s.mu.Unlock()
+	var found *cell
+	for _, c := range cells { // c.mu is taken after server.mu, never inside it
+		c.mu.Lock()
+		if c.rc == rc {
+			found = c
+		}
+		c.mu.Unlock()
+	}
+	session, cellID := "", rc.ID()
+	if found != nil {
+		session = found.session
+		found.mu.Lock()
+		items := append([]protocol.Item(nil), found.items...)
+		found.mu.Unlock()
+		found.release()
+		found.finish(runtime.Result{CellID: found.id, Status: stuckStatus(reason), Items: items,
+			Error: &protocol.ErrorInfo{Name: "StuckError", Message: "hostserver: the cell was stopped (" + reason.Message +
+				") but is stuck inside V8 and cannot be reclaimed; the host exits and the parent must start a new one"}})
+	}
+	s.log.Error("a stopped cell is stuck inside V8; the host exits", "session", session, "cell", cellID, "reason", reason.Message)
+	flushed := make(chan struct{})
+	go func() {
+		_ = s.out.Close()
+		close(flushed)
+	}()
+	select {
+	case <-flushed:
+	case <-time.After(stuckFlushWait):
+	}
+	s.cfg.OnStuck(session, cellID, reason)
+}

@@ -139,7 +139,7 @@ func (s *server) exec(m *protocol.Exec) {
 	}
 	store := ss.storeSnapshot()
 	ss.nextCell++
-	c := newCell(s, ss.id, fmt.Sprintf("c%d", ss.nextCell), lim, m.Stream)
+	c := newCell(s, ss.id, fmt.Sprintf("%sc%d", s.cfg.CellPrefix, ss.nextCell), lim, m.Stream)
 	if !s.trackRequest(m.ID, c) {
 		s.mu.Unlock()
 		s.replyError(m.ID, m.Type(), protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", m.ID)
@@ -150,7 +150,7 @@ func (s *server) exec(m *protocol.Exec) {
 
 	// exec.started goes out before anything the cell can send.
 	s.send(&protocol.ExecStarted{ID: m.ID, Session: ss.id, Cell: c.id})
-	c.addRequest(m.ID, yieldTime(m.YieldMS))
+	c.addRequest(m.ID, reqExec, yieldTime(m.YieldMS))
 	origin := m.Filename
 	if origin == "" {
 		origin = "cell.js"
@@ -228,7 +228,7 @@ func (s *server) wait(m *protocol.Wait) {
 		s.replyError(m.ID, m.Type(), protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", m.ID)
 		return
 	}
-	if !c.addRequest(m.ID, yieldTime(m.YieldMS)) {
+	if !c.addRequest(m.ID, reqWait, yieldTime(m.YieldMS)) {
 		s.forgetRequest(m.ID)
 		s.replyError(m.ID, m.Type(), protocol.ErrCodeUnknownCell, "cell %q of session %q has finished and was closed", m.Cell, m.Session)
 	}
@@ -243,7 +243,7 @@ func (s *server) terminate(m *protocol.Terminate) {
 		s.replyError(m.ID, m.Type(), protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", m.ID)
 		return
 	}
-	if !c.addRequest(m.ID, 0) {
+	if !c.addRequest(m.ID, reqTerminate, 0) {
 		s.forgetRequest(m.ID)
 		s.replyError(m.ID, m.Type(), protocol.ErrCodeUnknownCell, "cell %q of session %q has finished and was closed", m.Cell, m.Session)
 		return

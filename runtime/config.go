@@ -196,7 +196,8 @@ type CellRequest struct {
 	// as JSON text; load() reads from it. The cell never changes the map.
 	Store map[string]json.RawMessage
 	// OnItem, when set, sees each output item as it is made, on the loop
-	// goroutine. It must not block.
+	// goroutine; the return value is not streamed (it is the last item of
+	// the Result). It must not block.
 	OnItem func(protocol.Item)
 	// OnNotify, when set, receives notify(text) at once, on the loop
 	// goroutine. It must not block.

@@ -361,6 +361,12 @@ func toToolError(err error) *protocol.ToolError {
 
 // Output implements jsbindings.Host.
 func (r *cellRun) Output(item protocol.Item) {
+	r.add(item, true)
+}
+
+// add records an output item within the byte cap and, when stream is set,
+// shows it to OnItem. Loop only.
+func (r *cellRun) add(item protocol.Item, stream bool) {
 	size := len(item.Text) + len(item.ImageURL)
 	if r.outBytes+size > r.c.req.Limits.MaxOutputBytes {
 		r.dropped++
@@ -369,7 +375,7 @@ func (r *cellRun) Output(item protocol.Item) {
 	}
 	r.outBytes += size
 	r.items = append(r.items, item)
-	if r.c.req.OnItem != nil {
+	if stream && r.c.req.OnItem != nil {
 		r.c.req.OnItem(item)
 	}
 }
@@ -425,7 +431,9 @@ func (r *cellRun) completed(v *v8.Value) Result {
 		return r.failed(r.scriptError(err))
 	}
 	if ok {
-		r.Output(protocol.Item{Type: protocol.ItemText, Text: text})
+		// The return value arrives with the result, never as a streamed
+		// item, so an observer cannot see it before the cell has ended.
+		r.add(protocol.Item{Type: protocol.ItemText, Text: text}, false)
 	}
 	return r.result(protocol.StatusCompleted, nil)
 }

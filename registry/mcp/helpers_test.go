@@ -197,8 +197,10 @@ func wrappedEverything(t *testing.T, prelude string) (mcp.ServerConfig, string) 
 	pidFile := filepath.Join(dir, "pid")
 	script := filepath.Join(dir, "server.sh")
 	body := "#!/bin/sh\necho $$ > " + strconv.Quote(pidFile) + "\n" + prelude + "\nexec " + strconv.Quote(bin) + "\n"
-	require.NoError(t, os.WriteFile(script, []byte(body), 0o755))
-	return mcp.ServerConfig{Name: "everything", Command: script, StopTimeout: quickStop}, pidFile
+	require.NoError(t, os.WriteFile(script, []byte(body), 0o644))
+	// Run it through sh rather than exec it: a file just written can be
+	// "text file busy" while a parallel test forks.
+	return mcp.ServerConfig{Name: "everything", Command: "/bin/sh", Args: []string{script}, StopTimeout: quickStop}, pidFile
 }
 
 func readPid(t *testing.T, pidFile string) int {

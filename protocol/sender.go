@@ -61,43 +61,16 @@ var frameBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); retur
 // bad_field), when its body exceeds the cap (code too_large: answer the
 // request with an ErrorReply instead), after Close (ErrSenderClosed), and
 // once a write has failed (that write's error). Safe from any goroutine.
-func (s *Sender) Send(m Message) error {
-	bp := frameBuffers.Get().(*[]byte)
-	defer func() {
-		if cap(*bp) <= 64<<10 {
-			frameBuffers.Put(bp)
-		}
-	}()
-	frame, err := AppendFrame((*bp)[:0], m)
-	*bp = frame
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.closed:
-		return ErrSenderClosed
-	case s.err != nil:
-		return s.err
-	}
-	if err := checkFrameSize(frame, s.max, m); err != nil {
-		return err
-	}
-	wasEmpty := len(s.pending) == 0
-	s.pending = append(s.pending, frame...)
-	if wasEmpty {
-		s.signal()
-	}
-	return nil
-}
+func (s *Sender) Send(m Message) error { return s.send(m, false) }
 
 // SendInline is Send for goroutines that may block on I/O: when nothing is
 // queued or being written, it writes m itself instead of waking the writer
 // goroutine, which saves a hand-off per frame on request/response paths.
 // Otherwise it queues m like Send. Never call it from a goroutine that must
 // not block (an isolate's loop). Safe from any goroutine.
-func (s *Sender) SendInline(m Message) error {
+func (s *Sender) SendInline(m Message) error { return s.send(m, true) }
+
+func (s *Sender) send(m Message, inline bool) error {
 	bp := frameBuffers.Get().(*[]byte)
 	defer func() {
 		if cap(*bp) <= 64<<10 {
@@ -123,7 +96,7 @@ func (s *Sender) SendInline(m Message) error {
 		s.mu.Unlock()
 		return err
 	}
-	if s.writing || len(s.pending) > 0 {
+	if !inline || s.writing || len(s.pending) > 0 {
 		wasEmpty := len(s.pending) == 0
 		s.pending = append(s.pending, frame...)
 		if wasEmpty {

@@ -220,35 +220,32 @@ func (s *server) lookupCell(id uint64, t, sessionID, cellID string) *cell {
 }
 
 func (s *server) wait(m *protocol.Wait) {
-	c := s.lookupCell(m.ID, m.Type(), m.Session, m.Cell)
-	if c == nil {
-		return
-	}
-	if !s.trackRequest(m.ID, c) {
-		s.replyError(m.ID, m.Type(), protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", m.ID)
-		return
-	}
-	if !c.addRequest(m.ID, reqWait, yieldTime(m.YieldMS)) {
-		s.forgetRequest(m.ID)
-		s.replyError(m.ID, m.Type(), protocol.ErrCodeUnknownCell, "cell %q of session %q has finished and was closed", m.Cell, m.Session)
-	}
+	s.cellRequest(m.ID, m.Type(), m.Session, m.Cell, reqWait, yieldTime(m.YieldMS))
 }
 
 func (s *server) terminate(m *protocol.Terminate) {
-	c := s.lookupCell(m.ID, m.Type(), m.Session, m.Cell)
+	if c := s.cellRequest(m.ID, m.Type(), m.Session, m.Cell, reqTerminate, 0); c != nil {
+		c.terminate()
+	}
+}
+
+// cellRequest finds a live cell, tracks request id and attaches it to the
+// cell. It answers every failure itself and then returns nil.
+func (s *server) cellRequest(id uint64, t, sessionID, cellID string, kind reqKind, yield time.Duration) *cell {
+	c := s.lookupCell(id, t, sessionID, cellID)
 	if c == nil {
-		return
+		return nil
 	}
-	if !s.trackRequest(m.ID, c) {
-		s.replyError(m.ID, m.Type(), protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", m.ID)
-		return
+	if !s.trackRequest(id, c) {
+		s.replyError(id, t, protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", id)
+		return nil
 	}
-	if !c.addRequest(m.ID, reqTerminate, 0) {
-		s.forgetRequest(m.ID)
-		s.replyError(m.ID, m.Type(), protocol.ErrCodeUnknownCell, "cell %q of session %q has finished and was closed", m.Cell, m.Session)
-		return
+	if !c.addRequest(id, kind, yield) {
+		s.forgetRequest(id)
+		s.replyError(id, t, protocol.ErrCodeUnknownCell, "cell %q of session %q has finished and was closed", cellID, sessionID)
+		return nil
 	}
-	c.terminate()
+	return c
 }
 
 // removeCell forgets a closed cell.

@@ -52,7 +52,8 @@ type Host interface {
 }
 
 // Globals holds the per-isolate templates. Create one per isolate with New
-// and use it for every context of that isolate, one cell at a time.
+// and use it for every context of that isolate, one cell at a time:
+// Prepare a context, Install the cell's tools into it, run the cell, Close.
 type Globals struct {
 	iso     *v8.Isolate
 	tmpl    *v8.ObjectTemplate
@@ -105,21 +106,6 @@ type Context struct {
 	*v8.Context
 	internals *v8.Object
 	globals   *Globals
-}
-
-// NewContext creates a context whose callbacks go to host, binds tools and
-// seeds load() with store, a snapshot of the session's stored values. Close
-// it (Context.Close) before starting the next one. Loop only.
-func (g *Globals) NewContext(host Host, tools []ToolEntry, store map[string]json.RawMessage) (*Context, error) {
-	c, err := g.Prepare()
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Install(host, tools, store); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
 }
 
 // Prepare creates a context and runs the prelude, leaving the tools and

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs every fuzz target of package protocol in turn (go test can fuzz only
 # one target per run). Usage: protocol/fuzz.sh [fuzztime]   (default 10s)
-#   CI:        protocol/fuzz.sh 10s
+#   CI:        protocol/fuzz.sh 30000x   (a count: timed runs can fail with
+#              "context deadline exceeded" when a worker is busy at the end)
 #   make fuzz: protocol/fuzz.sh 5m
 # New crashers land in protocol/testdata/fuzz/<Target>/ and then run as
 # seeds in every plain `go test`: keep them.

@@ -159,45 +159,36 @@ func (c *Context) Install(host Host, tools []ToolEntry, store map[string]json.Ra
 	return nil
 }
 
-// Close closes the context. Loop only.
-func (c *Context) Close() {
-	c.Context.Close()
-}
-
 // FireTimer runs timer id's callback. An error is the callback's exception.
 func (c *Context) FireTimer(id int) error {
-	n := c.number(id)
-	_, err := c.internals.MethodCall("fireTimer", n)
-	n.Release()
+	n, err := v8.JSONParse(c.Context, strconv.Itoa(id))
+	if err != nil {
+		return err
+	}
+	defer n.Release()
+	_, err = c.internals.MethodCall("fireTimer", n)
 	return err
 }
 
 // Describe returns the name, message and stack of a thrown value.
 func (c *Context) Describe(v *v8.Value) (protocol.ErrorInfo, error) {
-	s, err := c.internals.MethodCall("describe", v)
-	if err != nil {
-		return protocol.ErrorInfo{}, err
-	}
-	defer s.Release()
-	var info protocol.ErrorInfo
-	if err := json.Unmarshal([]byte(s.String()), &info); err != nil {
-		return protocol.ErrorInfo{}, fmt.Errorf("jsbindings: describe returned bad JSON: %w", err)
-	}
-	return info, nil
+	info, _, err := c.errorInfo("describe", v)
+	return info, err
+}
+
+// FirstUnhandled describes the first rejection that has no handler.
+func (c *Context) FirstUnhandled() (protocol.ErrorInfo, bool, error) {
+	return c.errorInfo("firstUnhandled")
 }
 
 // StoreWrites returns the values the cell stored, by key, as JSON text.
 func (c *Context) StoreWrites() (map[string]json.RawMessage, error) {
-	s, err := c.internals.MethodCall("storeWrites")
-	if err != nil {
+	s, ok, err := c.callString("storeWrites")
+	if err != nil || !ok {
 		return nil, err
 	}
-	defer s.Release()
-	if s.IsUndefined() {
-		return nil, nil
-	}
 	var raw map[string]string
-	if err := json.Unmarshal([]byte(s.String()), &raw); err != nil {
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
 		return nil, fmt.Errorf("jsbindings: storeWrites returned bad JSON: %w", err)
 	}
 	out := make(map[string]json.RawMessage, len(raw))
@@ -207,26 +198,15 @@ func (c *Context) StoreWrites() (map[string]json.RawMessage, error) {
 	return out, nil
 }
 
-// FirstUnhandled describes the first rejection that has no handler.
-func (c *Context) FirstUnhandled() (protocol.ErrorInfo, bool, error) {
-	s, err := c.internals.MethodCall("firstUnhandled")
-	if err != nil {
-		return protocol.ErrorInfo{}, false, err
-	}
-	defer s.Release()
-	if s.IsUndefined() {
-		return protocol.ErrorInfo{}, false, nil
-	}
-	var info protocol.ErrorInfo
-	if err := json.Unmarshal([]byte(s.String()), &info); err != nil {
-		return protocol.ErrorInfo{}, false, fmt.Errorf("jsbindings: describe returned bad JSON: %w", err)
-	}
-	return info, true, nil
-}
-
 // Result formats the script's return value: ok is false for undefined.
 func (c *Context) Result(v *v8.Value) (text string, ok bool, err error) {
-	s, err := c.internals.MethodCall("result", v)
+	return c.callString("result", v)
+}
+
+// callString calls an internal method that returns a string or undefined
+// (ok false) and releases what it returned.
+func (c *Context) callString(method string, args ...v8.Valuer) (string, bool, error) {
+	s, err := c.internals.MethodCall(method, args...)
 	if err != nil {
 		return "", false, err
 	}
@@ -237,9 +217,17 @@ func (c *Context) Result(v *v8.Value) (text string, ok bool, err error) {
 	return s.String(), true, nil
 }
 
-func (c *Context) number(n int) *v8.Value {
-	v, _ := v8.JSONParse(c.Context, strconv.Itoa(n))
-	return v
+// errorInfo calls an internal method that describes an error as JSON.
+func (c *Context) errorInfo(method string, args ...v8.Valuer) (protocol.ErrorInfo, bool, error) {
+	var info protocol.ErrorInfo
+	s, ok, err := c.callString(method, args...)
+	if err != nil || !ok {
+		return info, false, err
+	}
+	if err := json.Unmarshal([]byte(s), &info); err != nil {
+		return info, false, fmt.Errorf("jsbindings: %s returned bad JSON: %w", method, err)
+	}
+	return info, true, nil
 }
 
 // guard wraps a host function: it releases the callback's handles, turns
@@ -252,9 +240,9 @@ func (g *Globals) guard(name string, fn func(args []*v8.Value) (*v8.Value, error
 				ret = g.throw(fmt.Errorf("%s: internal error: %v", name, r))
 			}
 		}()
-		args := info.Args()
-		v, err := fn(args)
-		info.Release()
+		// Released on every path, a panic's too, after fn read them.
+		defer info.Release()
+		v, err := fn(info.Args())
 		if err != nil {
 			return g.throw(err)
 		}

@@ -21,8 +21,14 @@ const maxDecls = 4096
 
 var decls = &declCache{m: map[string]string{}}
 
+// toolKey identifies a tool definition by everything a declaration or a
+// search index reads from it.
+func toolKey(d protocol.ToolDef) string {
+	return strings.Join([]string{d.Namespace, d.Name, string(d.Kind), d.Description, string(d.InputSchema), string(d.OutputSchema)}, "\x00")
+}
+
 func (c *declCache) get(d protocol.ToolDef) string {
-	key := strings.Join([]string{d.Namespace, d.Name, string(d.Kind), d.Description, string(d.InputSchema), string(d.OutputSchema)}, "\x00")
+	key := toolKey(d)
 	c.mu.Lock()
 	s, ok := c.m[key]
 	c.mu.Unlock()

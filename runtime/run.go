@@ -10,6 +10,7 @@ import (
 
 	v8 "rogchap.com/v8go"
 
+	"github.com/codemode-host/codemode-host/internal/bm25"
 	"github.com/codemode-host/codemode-host/internal/v8shim"
 	"github.com/codemode-host/codemode-host/jsbindings"
 	"github.com/codemode-host/codemode-host/protocol"
@@ -43,6 +44,8 @@ type cellRun struct {
 
 	inflight int          // tool calls started and not settled
 	queued   []queuedCall // calls waiting for a concurrency slot
+
+	search *bm25.Index // the tools' search index, built on first use
 }
 
 type queuedCall struct {
@@ -79,16 +82,16 @@ func (w *worker) run(c *Cell) (reusable bool) {
 	if guardFired {
 		return false
 	}
-	if stop != nil {
+	if stop == nil {
+		return true
+	}
+	if stop.status != protocol.StatusCompleted {
 		// A halted isolate may still carry a pending termination, or have
 		// been stopped inside a builtin: start the next cell on a new one.
-		return stop.status == protocol.StatusCompleted && r.cancelTerminate()
+		return false
 	}
-	return true
-}
-
-func (r *cellRun) cancelTerminate() bool {
-	v8shim.CancelTerminate(r.w.iso)
+	// exit(): clear its termination and keep the isolate.
+	v8shim.CancelTerminate(w.iso)
 	return true
 }
 
@@ -109,7 +112,7 @@ func (r *cellRun) execute() Result {
 		return r.failed(perr)
 	}
 	r.prog = prog
-	r.tools, _ = bindable(c.req.Tools)
+	r.tools, _ = Bindable(c.req.Tools)
 	ctx, err := r.w.context()
 	if err != nil {
 		return internalFailure(c, err)
@@ -300,7 +303,7 @@ func (r *cellRun) start(id uint64, call protocol.ToolCall) {
 func startSafely(ctx context.Context, ac AsyncToolCaller, call protocol.ToolCall, done func(json.RawMessage, error)) {
 	defer func() {
 		if p := recover(); p != nil {
-			done(nil, &protocol.ToolError{Code: protocol.CodeInternal, Message: fmt.Sprintf("the tool caller panicked: %v", p)})
+			done(nil, panicked(p))
 		}
 	}()
 	ac.StartToolCall(ctx, call, done)
@@ -310,10 +313,15 @@ func startSafely(ctx context.Context, ac AsyncToolCaller, call protocol.ToolCall
 func callSafely(ctx context.Context, caller ToolCaller, call protocol.ToolCall) (v json.RawMessage, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = &protocol.ToolError{Code: protocol.CodeInternal, Message: fmt.Sprintf("the tool caller panicked: %v", p)}
+			err = panicked(p)
 		}
 	}()
 	return caller.CallTool(ctx, call)
+}
+
+// panicked is the error a call whose ToolCaller panicked fails with.
+func panicked(p any) error {
+	return &protocol.ToolError{Code: protocol.CodeInternal, Message: fmt.Sprintf("the tool caller panicked: %v", p)}
 }
 
 // settle resolves or rejects call id's promise. Loop only.
@@ -421,7 +429,10 @@ func (r *cellRun) Yield() {
 
 // Search implements jsbindings.Host.
 func (r *cellRun) Search(query string, limit int) string {
-	return searchTools(r.tools, query, limit)
+	if r.search == nil {
+		r.search = toolIndex(r.tools)
+	}
+	return searchTools(r.search, query, limit)
 }
 
 // completed finishes the cell with its return value as the last item.
@@ -527,13 +538,12 @@ func kindOf(def protocol.ToolDef) protocol.ToolKind {
 	return def.Kind
 }
 
-// bindable returns the tools a script may call, in order, dropping those
-// whose exposure keeps them out of Code Mode and those whose identifier an
-// earlier tool claimed. The second result names what was dropped and why.
-func bindable(defs []protocol.ToolDef) ([]protocol.ToolDef, []string) {
+// Bindable returns the tools a cell binds, in order: it drops those whose
+// exposure keeps them out of Code Mode and those whose identifier an
+// earlier tool claimed, and names each dropped one and why. Safe from any
+// goroutine.
+func Bindable(defs []protocol.ToolDef) (bound []protocol.ToolDef, dropped []string) {
 	seen := map[string]string{}
-	var out []protocol.ToolDef
-	var dropped []string
 	for _, d := range defs {
 		switch d.Exposure {
 		case "", protocol.ExposureDirect, protocol.ExposureDeferred, protocol.ExposureCodeModeOnly:
@@ -547,15 +557,9 @@ func bindable(defs []protocol.ToolDef) ([]protocol.ToolDef, []string) {
 			continue
 		}
 		seen[id] = d.QualifiedName()
-		out = append(out, d)
+		bound = append(bound, d)
 	}
-	return out, dropped
-}
-
-// Bindable reports which of defs a cell would bind and why the others are
-// left out. Safe from any goroutine.
-func Bindable(defs []protocol.ToolDef) (bound []protocol.ToolDef, dropped []string) {
-	return bindable(defs)
+	return bound, dropped
 }
 
 func toolEntries(defs []protocol.ToolDef) []jsbindings.ToolEntry {

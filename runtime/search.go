@@ -17,10 +17,9 @@ var searchIndexes struct {
 	m map[string]*bm25.Index
 }
 
-// searchTools ranks tools for query and returns the best limit indexes as
-// a JSON array.
-func searchTools(tools []protocol.ToolDef, query string, limit int) string {
-	idx := toolIndex(tools)
+// searchTools ranks query against idx and returns the best limit indexes
+// as a JSON array.
+func searchTools(idx *bm25.Index, query string, limit int) string {
 	hits := idx.Search(query, limit)
 	var b strings.Builder
 	b.WriteByte('[')
@@ -37,13 +36,7 @@ func searchTools(tools []protocol.ToolDef, query string, limit int) string {
 func toolIndex(tools []protocol.ToolDef) *bm25.Index {
 	var key strings.Builder
 	for _, t := range tools {
-		key.WriteString(t.Namespace)
-		key.WriteByte(0)
-		key.WriteString(t.Name)
-		key.WriteByte(0)
-		key.WriteString(t.Description)
-		key.WriteByte(0)
-		key.Write(t.InputSchema)
+		key.WriteString(toolKey(t))
 		key.WriteByte(1)
 	}
 	k := key.String()

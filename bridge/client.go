@@ -150,7 +150,7 @@ func (c *Client) conn(ctx context.Context) (*Conn, error) {
 
 // StuckErrorName is the error name of a cell result whose cell was
 // stopped but stuck inside V8: its host exits right after sending it.
-const StuckErrorName = "StuckError"
+const StuckErrorName = protocol.ErrorNameStuck
 
 // stuckExitWait is how long the bridge waits for a host that reported a
 // stuck cell to exit before it kills it.

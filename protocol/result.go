@@ -13,6 +13,10 @@ const (
 	StatusOutOfMemory Status = "out_of_memory"
 )
 
+// ErrorNameStuck names the error of a cell that was stopped but stayed
+// stuck inside V8; the host reports it and exits.
+const ErrorNameStuck = "StuckError"
+
 // Item types.
 const (
 	// ItemText is text from text(), console.* or the return value.

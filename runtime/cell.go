@@ -26,7 +26,7 @@ type Cell struct {
 	finished bool
 
 	stuckAfter time.Duration
-	onStuck    func(*Cell, protocol.ErrorInfo)
+	onStuck    func(*Cell, protocol.Status, protocol.ErrorInfo)
 }
 
 // stopReason is why a cell was stopped before its code settled.
@@ -92,7 +92,7 @@ func (c *Cell) halt(status protocol.Status, err *protocol.ErrorInfo) {
 				select {
 				case <-c.done:
 				default:
-					c.onStuck(c, reason)
+					c.onStuck(c, status, reason)
 				}
 			})
 		}

@@ -40,7 +40,7 @@ type Config struct {
 	// end within StuckAfter of being stopped. The isolate's thread cannot
 	// be reclaimed, so a host process should report the cell and exit
 	// (its parent restarts it). Default: log an error.
-	OnStuck func(c *Cell, reason protocol.ErrorInfo)
+	OnStuck func(c *Cell, status protocol.Status, reason protocol.ErrorInfo)
 	// Logger receives diagnostics. Default: discard.
 	Logger hclog.Logger
 }
@@ -69,7 +69,7 @@ func (c Config) withDefaults() Config {
 	}
 	if c.OnStuck == nil {
 		log := c.Logger
-		c.OnStuck = func(cell *Cell, reason protocol.ErrorInfo) {
+		c.OnStuck = func(cell *Cell, _ protocol.Status, reason protocol.ErrorInfo) {
 			log.Error("runtime: a stopped cell is stuck inside V8 and cannot be reclaimed", "cell", cell.ID(), "reason", reason.Message)
 		}
 	}

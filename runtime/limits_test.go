@@ -87,8 +87,8 @@ func TestDeepRecursionIsACatchableRangeError(t *testing.T) {
 
 func TestStuckCellIsReported(t *testing.T) {
 	stuck := make(chan string, 1)
-	rt := New(Config{StuckAfter: time.Millisecond, OnStuck: func(c *Cell, reason protocol.ErrorInfo) {
-		stuck <- c.ID() + ": " + reason.Name
+	rt := New(Config{StuckAfter: time.Millisecond, OnStuck: func(c *Cell, status protocol.Status, reason protocol.ErrorInfo) {
+		stuck <- c.ID() + ": " + string(status) + " " + reason.Name
 	}})
 	t.Cleanup(rt.Close)
 	// V8 finishes a builtin (the default sort of 2e6 numbers as strings,
@@ -99,7 +99,7 @@ func TestStuckCellIsReported(t *testing.T) {
 	assert.Equal(t, protocol.StatusTimedOut, res.Status)
 	select {
 	case s := <-stuck:
-		assert.Regexp(t, `^cell-\d+: TimeoutError$`, s)
+		assert.Regexp(t, `^cell-\d+: timed_out TimeoutError$`, s)
 	case <-time.After(10 * time.Second):
 		t.Fatal("OnStuck was not called")
 	}

@@ -481,7 +481,8 @@ func (r *cellRun) result(status protocol.Status, e *protocol.ErrorInfo) Result {
 			Text: fmt.Sprintf("[output truncated: %d more items (%d bytes) were dropped over the %d-byte output limit]",
 				r.dropped, r.droppedB, r.c.req.Limits.MaxOutputBytes)})
 	}
-	return Result{Status: status, Items: TruncateItems(r.items, r.c.req.Limits.MaxOutputTokens), Error: e}
+	items, _ := TruncateItems(r.items, r.c.req.Limits.MaxOutputTokens)
+	return Result{Status: status, Items: items, Error: e}
 }
 
 // describe turns a rejection reason into an ErrorInfo located in the

@@ -14,10 +14,11 @@ const bytesPerToken = 4
 // maxTokens (estimated at 4 bytes a token), keeping the beginning and the
 // end, and puts one text item where the cut was that says how much went.
 // Items wholly inside the cut are dropped; images count as no tokens.
-// maxTokens <= 0 means no limit. Safe from any goroutine.
-func TruncateItems(items []protocol.Item, maxTokens int) []protocol.Item {
+// maxTokens <= 0 means no limit. cut reports whether anything was cut.
+// Safe from any goroutine.
+func TruncateItems(items []protocol.Item, maxTokens int) (out []protocol.Item, cut bool) {
 	if maxTokens <= 0 {
-		return items
+		return items, false
 	}
 	total := 0
 	for _, it := range items {
@@ -25,7 +26,7 @@ func TruncateItems(items []protocol.Item, maxTokens int) []protocol.Item {
 	}
 	budget := maxTokens * bytesPerToken
 	if total <= budget {
-		return items
+		return items, false
 	}
 	head, tail := budget/2, budget-budget/2
 
@@ -63,18 +64,18 @@ func TruncateItems(items []protocol.Item, maxTokens int) []protocol.Item {
 	for _, it := range back {
 		kept += len(it.Text)
 	}
-	cut := (total - kept + bytesPerToken - 1) / bytesPerToken
+	cutTokens := (total - kept + bytesPerToken - 1) / bytesPerToken
 	marker := protocol.Item{Type: protocol.ItemText, Text: fmt.Sprintf(
 		"…%d tokens truncated… (the output was about %d tokens; the limit is %d: print less, or summarise before printing)",
-		cut, (total+bytesPerToken-1)/bytesPerToken, maxTokens)}
+		cutTokens, (total+bytesPerToken-1)/bytesPerToken, maxTokens)}
 
-	out := make([]protocol.Item, 0, len(front)+len(back)+1)
+	out = make([]protocol.Item, 0, len(front)+len(back)+1)
 	out = append(out, front...)
 	out = append(out, marker)
 	for k := len(back) - 1; k >= 0; k-- {
 		out = append(out, back[k])
 	}
-	return out
+	return out, true
 }
 
 // cutRunes keeps at most n bytes of s, from its start (prefix) or its end,

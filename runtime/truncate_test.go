@@ -15,7 +15,8 @@ func textItem(s string) protocol.Item { return protocol.Item{Type: "text", Text:
 
 func TestTruncateItemsKeepsBothEnds(t *testing.T) {
 	items := []protocol.Item{textItem(strings.Repeat("a", 40)), textItem(strings.Repeat("b", 100)), textItem(strings.Repeat("c", 40))}
-	out := TruncateItems(items, 10) // 40 bytes: 20 from the start, 20 from the end
+	out, cut := TruncateItems(items, 10) // 40 bytes: 20 from the start, 20 from the end
+	assert.True(t, cut)
 	require.Len(t, out, 3)
 	assert.Equal(t, strings.Repeat("a", 20), out[0].Text)
 	assert.Contains(t, out[1].Text, "…35 tokens truncated…")
@@ -25,14 +26,18 @@ func TestTruncateItemsKeepsBothEnds(t *testing.T) {
 
 func TestTruncateItemsUnderBudgetOrUnlimited(t *testing.T) {
 	items := []protocol.Item{textItem("short"), {Type: "image", ImageURL: "data:image/png;base64," + strings.Repeat("A", 1000)}}
-	assert.Equal(t, items, TruncateItems(items, 5))
+	out, cut := TruncateItems(items, 5)
+	assert.Equal(t, items, out)
+	assert.False(t, cut)
 	big := []protocol.Item{textItem(strings.Repeat("x", 1000))}
-	assert.Equal(t, big, TruncateItems(big, -1))
+	out, cut = TruncateItems(big, -1)
+	assert.Equal(t, big, out)
+	assert.False(t, cut)
 }
 
 func TestTruncateItemsNeverSplitsRunes(t *testing.T) {
 	s := strings.Repeat("é€😀", 50)
-	out := TruncateItems([]protocol.Item{textItem(s)}, 7)
+	out, _ := TruncateItems([]protocol.Item{textItem(s)}, 7)
 	require.Len(t, out, 3)
 	for _, it := range out {
 		assert.True(t, utf8.ValidString(it.Text), "%q", it.Text)

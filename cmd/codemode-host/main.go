@@ -58,12 +58,9 @@ func execute(args []string) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	// Every other error is bad usage or an unreadable input (flag and
+	// argument errors from cobra included); runs report through exitError.
 	fmt.Fprintf(os.Stderr, "codemode-host: %v\n", err)
-	var ue usageError
-	if errors.As(err, &ue) {
-		return 2
-	}
-	// Flag and argument errors from cobra are usage errors too.
 	return 2
 }
 

@@ -92,9 +92,8 @@ func runScript(ctx context.Context, stdout, stderr io.Writer, path string, o run
 	if err != nil {
 		return err
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	// Traces, progress, notifications and logs come from many goroutines.
+	stderr = &lockedWriter{w: stderr}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	tools, err := loadRunTools(ctx, stderr, o.tools, o.mcp)

@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 	"time"
-
-	"github.com/hashicorp/go-hclog"
 
 	"github.com/codemode-host/codemode-host/bridge"
 	"github.com/codemode-host/codemode-host/protocol"
@@ -37,7 +34,7 @@ func runAsParent(ctx context.Context, stderr io.Writer, c cell, tools []protocol
 		HostLimits:   &protocol.Limits{WallTimeMS: ms, CPUTimeMS: ms},
 		Executor:     executor,
 		Capabilities: []string{protocol.CapTypeScript},
-		Logger:       hclog.New(&hclog.LoggerOptions{Name: "codemode-host", Output: stderr, Level: hclog.Warn}),
+		Logger:       warnLogger("codemode-host", stderr),
 	})
 	if err != nil {
 		return runtime.Result{}, err
@@ -50,13 +47,10 @@ func runAsParent(ctx context.Context, stderr io.Writer, c cell, tools []protocol
 	// Wait for the end: the wall-time limit ends the cell before this
 	// yield time; yield_control() may still yield early.
 	yield := timeout + time.Minute
-	var mu sync.Mutex
 	res, err := session.Exec(ctx, bridge.ExecRequest{Source: c.source, Filename: c.origin, Language: c.lang,
 		Tools: tools, Yield: yield, OnEvent: func(e bridge.Event) {
 			if e.Kind == bridge.EventNotify {
-				mu.Lock()
 				fmt.Fprintf(stderr, "[notify] %s\n", e.Text)
-				mu.Unlock()
 			}
 		}})
 	if err != nil {

@@ -45,7 +45,7 @@ func loadRunTools(ctx context.Context, stderr io.Writer, toolsFile string, serve
 	if len(servers) == 0 {
 		return t, nil
 	}
-	reg := registry.New(registry.Config{Logger: hclog.New(&hclog.LoggerOptions{Name: "registry", Output: stderr, Level: hclog.Warn})})
+	reg := registry.New(registry.Config{Logger: warnLogger("registry", stderr)})
 	for _, spec := range servers {
 		cfg, err := mcp.ParseFlag(spec)
 		if err != nil {
@@ -108,18 +108,33 @@ func (t *runTools) warnUnbound() {
 	}
 }
 
-// tracer prints every tool call on w: one line when it starts and one when
-// it ends, with its arguments, result and duration.
+// tracer prints every tool call on w (a lockedWriter): one line when it
+// starts and one when it ends, with its arguments, result and duration.
 type tracer struct {
 	next bridge.ToolExecutor
-	mu   sync.Mutex
 	w    io.Writer
 }
 
 func (t *tracer) printf(format string, args ...any) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	fmt.Fprintf(t.w, format, args...)
+}
+
+// lockedWriter serialises writes from many goroutines to one stream, so
+// lines never interleave.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// warnLogger logs warnings and errors of one part of `run` on w.
+func warnLogger(name string, w io.Writer) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Name: name, Output: w, Level: hclog.Warn})
 }
 
 // CallTool implements bridge.ToolExecutor.

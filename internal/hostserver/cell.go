@@ -209,14 +209,7 @@ func (c *cell) yieldControl() {
 
 // budget applies the cell's output budget to one result's items.
 func (c *cell) budget(items []protocol.Item) ([]protocol.Item, bool) {
-	total := 0
-	for _, it := range items {
-		total += len(it.Text)
-	}
-	if total <= int(c.limits.OutputTokens)*4 {
-		return items, false
-	}
-	return runtime.TruncateItems(items, int(c.limits.OutputTokens)), true
+	return runtime.TruncateItems(items, int(c.limits.OutputTokens))
 }
 
 // release makes the cell close as soon as it ends, even when no request

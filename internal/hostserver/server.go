@@ -445,24 +445,12 @@ func (s *server) cancel(target uint64) {
 
 func (s *server) capable(c string) bool { return slices.Contains(s.caps, c) }
 
-// stuckStatus maps the error a cell was stopped with to its status.
-func stuckStatus(reason protocol.ErrorInfo) protocol.Status {
-	switch reason.Name {
-	case "TimeoutError":
-		return protocol.StatusTimedOut
-	case "OutOfMemoryError":
-		return protocol.StatusOutOfMemory
-	default:
-		return protocol.StatusTerminated
-	}
-}
-
 // stuckFlushWait bounds how long stuck waits for its frames to be written.
 const stuckFlushWait = time.Second
 
 // stuck reports a cell the runtime could not stop (runtime.Config.OnStuck)
 // to the parent, flushes the output and hands over to Config.OnStuck.
-func (s *server) stuck(rc *runtime.Cell, reason protocol.ErrorInfo) {
+func (s *server) stuck(rc *runtime.Cell, status protocol.Status, reason protocol.ErrorInfo) {
 	var cells []*cell
 	s.mu.Lock()
 	for _, ss := range s.sessions {
@@ -484,8 +472,8 @@ func (s *server) stuck(rc *runtime.Cell, reason protocol.ErrorInfo) {
 		items := append([]protocol.Item(nil), found.items...)
 		found.mu.Unlock()
 		found.release()
-		found.finish(runtime.Result{CellID: found.id, Status: stuckStatus(reason), Items: items,
-			Error: &protocol.ErrorInfo{Name: "StuckError", Message: "hostserver: the cell was stopped (" + reason.Message +
+		found.finish(runtime.Result{CellID: found.id, Status: status, Items: items,
+			Error: &protocol.ErrorInfo{Name: protocol.ErrorNameStuck, Message: "hostserver: the cell was stopped (" + reason.Message +
 				") but is stuck inside V8 and cannot be reclaimed; the host exits and the parent must start a new one"}})
 	}
 	s.log.Error("a stopped cell is stuck inside V8; the host exits", "session", session, "cell", cellID, "reason", reason.Message)

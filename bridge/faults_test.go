@@ -537,9 +537,7 @@ func TestFaultStuckCellIsReportedAndTheHostRestarts(t *testing.T) {
 	} else {
 		assert.Equal(t, protocol.StatusTimedOut, res.Status)
 		require.NotNil(t, res.Error)
-		if res.Error.Name != "StuckError" {
-			t.Skipf("the cell stopped before it was reported stuck (%s)", res.Error.Name)
-		}
+		require.Equal(t, protocol.ErrorNameStuck, res.Error.Name, "%+v", res.Error)
 		assert.Contains(t, res.Error.Message, "stuck inside V8")
 	}
 	res, err = s.Exec(ctx, ExecRequest{Source: `return load("k")`})

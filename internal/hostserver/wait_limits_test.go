@@ -363,9 +363,7 @@ func TestStuckCellIsReportedThenOnStuckRuns(t *testing.T) {
 	res, _ := p.result(termID)
 	assert.Equal(t, protocol.StatusTerminated, res.Status)
 	require.NotNil(t, res.Error)
-	if res.Error.Name != "StuckError" {
-		t.Skipf("the cell stopped before it was reported stuck (%s)", res.Error.Name)
-	}
+	require.Equal(t, protocol.ErrorNameStuck, res.Error.Name, "%+v", res.Error)
 	assert.Contains(t, res.Error.Message, "stuck inside V8")
 	select {
 	case got := <-stuck:

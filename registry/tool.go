@@ -135,8 +135,7 @@ func JSONOutput(v any) (Output, error) {
 
 // TextOutput is a result that is just a string, for scripts and model alike.
 func TextOutput(s string) Output {
-	b, _ := json.Marshal(s) // a string always encodes
-	return Output{Value: b, Text: s}
+	return Output{Value: FreeformInput(s), Text: s}
 }
 
 // FreeformInput encodes s as the Input of a call to a freeform tool.

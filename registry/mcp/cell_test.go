@@ -122,7 +122,7 @@ func TestCell_terminateCancelsTheServersCall(t *testing.T) {
 		Caller: progressCaller{set: set, onProgress: func(registry.Progress) { once.Do(func() { close(started) }) }},
 	})
 	require.NoError(t, err)
-	<-started // the server is running the operation
+	waitFor(t, started, "the first progress report") // the server is running the operation
 	cell.Terminate()
 	res := cell.Result()
 	assert.Equal(t, protocol.StatusTerminated, res.Status)

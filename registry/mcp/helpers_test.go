@@ -226,6 +226,38 @@ func everythingTool(name string) registry.ToolName {
 	return registry.Namespaced(mcp.Namespace("everything"), name)
 }
 
+// startLongCall starts a 30-second trigger-long-running-operation and
+// returns once the server reported progress, with the call's outcome to
+// come on the channel.
+func startLongCall(t *testing.T, set *registry.ToolSet) <-chan error {
+	t.Helper()
+	started := make(chan struct{})
+	var once sync.Once
+	ctx := registry.WithProgress(testCtx(t), func(registry.Progress) { once.Do(func() { close(started) }) })
+	errc := make(chan error, 1)
+	go func() {
+		_, err := set.Dispatch(ctx, registry.Call{Name: everythingTool("trigger-long-running-operation"),
+			Input: json.RawMessage(`{"duration":30,"steps":300}`)})
+		errc <- err
+	}()
+	waitFor(t, started, "the first progress report")
+	return errc
+}
+
+// waitFor receives from ch, failing the test instead of hanging when
+// nothing arrives within a minute.
+func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Minute):
+		t.Fatalf("gave up waiting for %s", what)
+		var zero T
+		return zero
+	}
+}
+
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)

@@ -89,15 +89,7 @@ func TestStreamableHTTP_serverKilledMidCall(t *testing.T) {
 	srv := connect(t, reg, mcp.ServerConfig{Name: "everything", Transport: transport})
 	set := finalize(t, reg)
 
-	started := make(chan struct{})
-	var once sync.Once
-	ctx := registry.WithProgress(testCtx(t), func(registry.Progress) { once.Do(func() { close(started) }) })
-	errc := make(chan error, 1)
-	go func() {
-		_, err := call(t, set, ctx, "trigger-long-running-operation", `{"duration":30,"steps":300}`)
-		errc <- err
-	}()
-	<-started
+	errc := startLongCall(t, set)
 	require.NoError(t, cmd.Process.Kill())
 	var terr *protocol.ToolError
 	require.ErrorAs(t, <-errc, &terr)

@@ -36,10 +36,16 @@ func NewFrameReader(r io.Reader, maxFrame int) *FrameReader {
 // SetMaxFrame changes the cap for the following frames (0 =
 // DefaultMaxFrame), for example to the size negotiated in the handshake.
 func (fr *FrameReader) SetMaxFrame(n int) {
+	fr.max = frameCap(n)
+}
+
+// frameCap is a frame cap as asked for: 0 or less means DefaultMaxFrame,
+// and no cap exceeds HardMaxFrame, whatever a peer announced.
+func frameCap(n int) int {
 	if n <= 0 {
-		n = DefaultMaxFrame
+		return DefaultMaxFrame
 	}
-	fr.max = n
+	return min(n, HardMaxFrame)
 }
 
 // MaxFrame returns the current cap.
@@ -124,10 +130,7 @@ func NewFrameWriter(w io.Writer, maxFrame int) *FrameWriter {
 // SetMaxFrame changes the cap for the following frames (0 =
 // DefaultMaxFrame).
 func (fw *FrameWriter) SetMaxFrame(n int) {
-	if n <= 0 {
-		n = DefaultMaxFrame
-	}
-	fw.max = n
+	fw.max = frameCap(n)
 }
 
 // WriteMessage encodes m and buffers its frame. A message whose body would
@@ -135,6 +138,11 @@ func (fw *FrameWriter) SetMaxFrame(n int) {
 // too_large carrying m's type and id (answer the request with an error
 // instead). Call Flush to send what is buffered.
 func (fw *FrameWriter) WriteMessage(m Message) error {
+	defer func() {
+		if cap(fw.buf) > keepBuffer {
+			fw.buf = nil // also after refusing a huge message
+		}
+	}()
 	var err error
 	fw.buf, err = AppendFrame(fw.buf[:0], m)
 	if err != nil {
@@ -144,9 +152,6 @@ func (fw *FrameWriter) WriteMessage(m Message) error {
 		return err
 	}
 	_, err = fw.w.Write(fw.buf)
-	if cap(fw.buf) > keepBuffer {
-		fw.buf = nil
-	}
 	return err
 }
 

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bytes"
+	"strings"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -161,4 +162,18 @@ func TestFrameWriterWriteFrame(t *testing.T) {
 	requireProtocolError(t, fw.WriteFrame(nil), ErrCodeTooLarge)
 	require.NoError(t, fw.Flush())
 	assert.Equal(t, frames(t, &Ping{ID: 3}), buf.Bytes())
+}
+
+func TestFrameCapsNeverExceedHardMax(t *testing.T) {
+	fr := NewFrameReader(bytes.NewReader(nil), 1<<31)
+	assert.Equal(t, HardMaxFrame, fr.MaxFrame(), "a peer cannot make the reader accept 2 GiB frames")
+	assert.Equal(t, DefaultMaxFrame, NewFrameReader(bytes.NewReader(nil), 0).MaxFrame())
+}
+
+func TestRefusedHugeMessageDoesNotPinItsBuffer(t *testing.T) {
+	var out bytes.Buffer
+	fw := NewFrameWriter(&out, 64<<10)
+	big := &Notify{Session: "s", Cell: "c", Text: strings.Repeat("x", 2<<20)}
+	require.Error(t, fw.WriteMessage(big))
+	assert.LessOrEqual(t, cap(fw.buf), keepBuffer)
 }

@@ -47,11 +47,8 @@ func NewSender(w io.Writer, maxFrame int) *Sender {
 // SetMaxFrame changes the cap for frames sent from now on (0 =
 // DefaultMaxFrame). Safe from any goroutine.
 func (s *Sender) SetMaxFrame(n int) {
-	if n <= 0 {
-		n = DefaultMaxFrame
-	}
 	s.mu.Lock()
-	s.max = n
+	s.max = frameCap(n)
 	s.mu.Unlock()
 }
 

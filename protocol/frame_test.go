@@ -2,10 +2,10 @@ package protocol
 
 import (
 	"bytes"
-	"strings"
 	"encoding/binary"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"

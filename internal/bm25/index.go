@@ -63,8 +63,7 @@ type posting struct {
 type Index struct {
 	params   Params
 	postings map[string][]posting
-	docLen   []float64
-	avgLen   float64
+	norm     []float64 // k1·(1−b+b·len/avgLen) per document, fixed at New
 }
 
 // New builds an index over docs. Safe from any goroutine; docs is not
@@ -73,7 +72,7 @@ func New(docs []Document, p Params) *Index {
 	ix := &Index{
 		params:   p.withDefaults(),
 		postings: make(map[string][]posting),
-		docLen:   make([]float64, len(docs)),
+		norm:     make([]float64, len(docs)),
 	}
 	var total float64
 	stems := make(map[string]string)
@@ -90,23 +89,25 @@ func New(docs []Document, p Params) *Index {
 				length += w
 			}
 		}
-		ix.docLen[d] = length
+		ix.norm[d] = length
 		total += length
 		for t, n := range tf {
 			ix.postings[t] = append(ix.postings[t], posting{doc: d, tf: n})
 		}
 	}
-	if len(docs) > 0 {
-		ix.avgLen = total / float64(len(docs))
+	avgLen := 1.0
+	if len(docs) > 0 && total > 0 {
+		avgLen = total / float64(len(docs))
 	}
-	if ix.avgLen == 0 {
-		ix.avgLen = 1
+	k1, b := ix.params.K1, ix.params.B
+	for d, length := range ix.norm {
+		ix.norm[d] = k1 * (1 - b + b*length/avgLen)
 	}
 	return ix
 }
 
 // Len is the number of documents in the index.
-func (ix *Index) Len() int { return len(ix.docLen) }
+func (ix *Index) Len() int { return len(ix.norm) }
 
 // Search ranks the documents matching query and returns at most limit of
 // them, best first; ties keep document order. limit <= 0 means no limit.
@@ -114,13 +115,13 @@ func (ix *Index) Len() int { return len(ix.docLen) }
 // Safe from any goroutine.
 func (ix *Index) Search(query string, limit int) []Hit {
 	terms := Tokenize(query)
-	if len(terms) == 0 || len(ix.docLen) == 0 {
+	if len(terms) == 0 || len(ix.norm) == 0 {
 		return nil
 	}
 	seen := make(map[string]bool, len(terms))
 	scores := make(map[int]float64)
-	n := float64(len(ix.docLen))
-	k1, b := ix.params.K1, ix.params.B
+	n := float64(len(ix.norm))
+	k1 := ix.params.K1
 	for _, t := range terms {
 		if seen[t] {
 			continue
@@ -132,9 +133,9 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		}
 		df := float64(len(ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		w := idf * (k1 + 1)
 		for _, p := range ps {
-			norm := k1 * (1 - b + b*ix.docLen[p.doc]/ix.avgLen)
-			scores[p.doc] += idf * p.tf * (k1 + 1) / (p.tf + norm)
+			scores[p.doc] += w * p.tf / (p.tf + ix.norm[p.doc])
 		}
 	}
 	hits := make([]Hit, 0, len(scores))

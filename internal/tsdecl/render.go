@@ -2,6 +2,7 @@ package tsdecl
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -283,7 +284,7 @@ func (r *renderer) enum(values []*node) ts {
 	for _, v := range values[:3] {
 		ex = append(ex, v.literalString())
 	}
-	c := commentText("one of " + itoa(len(values)) + " values, e.g. " + strings.Join(ex, ", "))
+	c := commentText("one of " + strconv.Itoa(len(values)) + " values, e.g. " + strings.Join(ex, ", "))
 	t.text += " /* " + c + " */"
 	if len(kinds) > 1 {
 		t.prec = precUnion
@@ -733,18 +734,4 @@ func (r *renderer) refName(ref string, target *node) string {
 		name = name[:60]
 	}
 	return commentText(name)
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var buf [20]byte
-	p := len(buf)
-	for i > 0 {
-		p--
-		buf[p] = byte('0' + i%10)
-		i /= 10
-	}
-	return string(buf[p:])
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,7 +57,7 @@ func usage(defs []protocol.ToolDef) string {
 		}
 		seen[id] = true
 		fn := "tools." + id
-		b.WriteString("async function use" + itoa(i) + "(): Promise<void> {\n")
+		b.WriteString("async function use" + strconv.Itoa(i) + "(): Promise<void> {\n")
 		b.WriteString("  const input = undefined as unknown as Parameters<typeof " + fn + ">[0];\n")
 		b.WriteString("  const result: Awaited<ReturnType<typeof " + fn + ">> = await " + fn + "(input);\n")
 		b.WriteString("  void result;\n}\n")

@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 )
 
@@ -312,4 +311,3 @@ func (m *ErrorReply) check(strict bool) error {
 	return nil
 }
 
-func sortStrings(s []string) { slices.Sort(s) }

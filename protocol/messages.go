@@ -1,6 +1,9 @@
 package protocol
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // Message is one decoded frame: a closed set of the structs in this file.
 // Type returns the wire tag that "t" carries.
@@ -567,6 +570,6 @@ func Types() []string {
 	for t := range newMessage {
 		ts = append(ts, t)
 	}
-	sortStrings(ts)
+	slices.Sort(ts)
 	return ts
 }

@@ -29,10 +29,7 @@ const (
 // only to check bytes you don't decode with this package.
 func Validate(frame []byte) error {
 	_, err := scanFrame(frame)
-	if err != nil {
-		return err
-	}
-	return nil
+	return err
 }
 
 // envelope is what scanFrame learns about a frame's "t" and "id", even

@@ -310,4 +310,3 @@ func (m *ErrorReply) check(strict bool) error {
 	}
 	return nil
 }
-

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -31,21 +30,25 @@ func output(res *sdk.CallToolResult) (registry.Output, error) {
 	return registry.Output{Value: value, Text: text}, nil
 }
 
-// scriptValue is res as JSON without _meta, with content never null.
+// scriptResult is what a script sees of a CallToolResult: no _meta and
+// none of the SDK's own fields, content never null.
+type scriptResult struct {
+	Content           []sdk.Content `json:"content"`
+	StructuredContent any           `json:"structuredContent,omitempty"`
+	IsError           bool          `json:"isError,omitempty"`
+}
+
+// scriptValue encodes res for a script, in one pass.
 func scriptValue(res *sdk.CallToolResult) (json.RawMessage, error) {
-	b, err := json.Marshal(res)
+	v := scriptResult{Content: res.Content, StructuredContent: res.StructuredContent, IsError: res.IsError}
+	if v.Content == nil {
+		v.Content = []sdk.Content{}
+	}
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: encoding the tool's result: %w", err)
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
-		return nil, fmt.Errorf("mcp: decoding the tool's result: %w", err)
-	}
-	delete(fields, "_meta")
-	if c, ok := fields["content"]; !ok || bytes.Equal(bytes.TrimSpace(c), []byte("null")) {
-		fields["content"] = json.RawMessage("[]")
-	}
-	return json.Marshal(fields)
+	return b, nil
 }
 
 // resultText is the model-facing text of a result: its text blocks, one

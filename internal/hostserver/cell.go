@@ -94,13 +94,13 @@ func (c *cell) terminate() {
 // onItem records an output item and streams it if asked. It runs on the
 // isolate's loop goroutine and never blocks: Send only queues.
 func (c *cell) onItem(it protocol.Item) {
-	c.mu.Lock()
-	c.items = append(c.items, it)
-	c.mu.Unlock()
 	if c.stream {
 		c.srv.send(&protocol.Output{Session: c.session, Cell: c.id, Items: []protocol.Item{it}})
 	}
-	c.wakeWaits(false)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.items = append(c.items, it)
+	c.wakeWaitsLocked(false)
 }
 
 // wakeWaits answers every pending wait (after wakeDelay) because
@@ -110,6 +110,11 @@ func (c *cell) onItem(it protocol.Item) {
 func (c *cell) wakeWaits(nudge bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.wakeWaitsLocked(nudge)
+}
+
+// wakeWaitsLocked is wakeWaits for a caller that holds c.mu.
+func (c *cell) wakeWaitsLocked(nudge bool) {
 	woke := false
 	for _, p := range c.pending {
 		if !p.wake {

@@ -187,10 +187,7 @@ func (r *Report) scenarioRows(sys SystemResult) []Row {
 		}
 		rows = append(rows, row)
 	}
-	trivial, ok1 := sys.Scenarios["trivial"]
-	seq, ok2 := sys.Scenarios["seq100"]
-	if ok1 && ok2 {
-		perCall := (seq.P50 - trivial.P50) / 100 * 1000 // µs
+	if perCall, ok := perCallUS(sys); ok {
 		row := Row{Item: "per sequential call overhead", System: sys.Name, Ours: fmt.Sprintf("%.1f µs", perCall)}
 		if r.FloorError == "" && r.Floor.P50 > 0 {
 			floorUS := r.Floor.P50 * 1000
@@ -208,19 +205,29 @@ func (r *Report) scenarioRows(sys SystemResult) []Row {
 	return rows
 }
 
+// perCallUS is what one sequential awaited tool call costs sys, in µs:
+// the 100-call scenario less the trivial cell, over 100 calls.
+func perCallUS(sys SystemResult) (float64, bool) {
+	trivial, ok1 := sys.Scenarios["trivial"]
+	seq, ok2 := sys.Scenarios["seq100"]
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return (seq.P50 - trivial.P50) / 100 * 1000, true
+}
+
 // ipcShare is the part of a host's per-call time that the in-process
 // runtime does not pay: what the process boundary costs a call.
-func (r *Report) ipcShare(sys SystemResult, perCallUS float64) (Row, bool) {
+func (r *Report) ipcShare(sys SystemResult, hostPerCall float64) (Row, bool) {
 	if !sys.Host {
 		return Row{}, false
 	}
 	for _, other := range r.Systems {
-		t, ok1 := other.Scenarios["trivial"]
-		s, ok2 := other.Scenarios["seq100"]
-		if other.Host || !ok1 || !ok2 {
+		inProcess, ok := perCallUS(other)
+		if other.Host || !ok {
 			continue
 		}
-		share := perCallUS - (s.P50-t.P50)/100*1000
+		share := hostPerCall - inProcess
 		row := Row{Item: "  of which the process boundary", System: sys.Name, Ours: fmt.Sprintf("%.1f µs", share), Verdict: verdictInfo}
 		if r.FloorError == "" && r.Floor.P50 > 0 {
 			row.Ratio = share / (r.Floor.P50 * 1000)

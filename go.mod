@@ -13,7 +13,7 @@ require (
 	github.com/stretchr/testify v1.12.1 // tests
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // the wire protocol
 	go.uber.org/goleak v1.3.0 // tests: no goroutine outlives a host or a connection
-	golang.org/x/sys v0.48.0 // dup3 for moving stray stdout writes to stderr
+	golang.org/x/sys v0.48.0 // dup and dup2 move stray stdout writes to stderr
 	rogchap.com/v8go v0.9.0 // V8
 )
 

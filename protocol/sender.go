@@ -9,9 +9,21 @@ import (
 // ErrSenderClosed is returned by Sender.Send after Close.
 var ErrSenderClosed = errors.New("protocol: sender closed")
 
+// TryWriter is implemented by writers that can write without blocking (a
+// pipe opened non-blocking, for instance). TryWrite writes as much of p as
+// fits at once and returns how much it wrote; it never blocks. n < len(p)
+// with a nil error means "the rest would block". A Sender whose writer
+// implements TryWriter writes a frame from Send itself when nothing else
+// is queued or being written, which saves waking its writer goroutine.
+type TryWriter interface {
+	TryWrite(p []byte) (n int, err error)
+}
+
 // Sender writes frames for many goroutines. Send is safe from any goroutine
 // and never blocks on I/O: it encodes the message in the caller's goroutine
-// (so encoding runs in parallel), appends the frame to a queue and returns.
+// (so encoding runs in parallel), writes it at once if the writer is a
+// TryWriter with room to spare and nothing else is queued, and otherwise
+// appends the frame to a queue and returns.
 // One writer goroutine swaps the queue for an empty one and writes
 // everything queued with a single Write call, so N frames queued while a
 // write was in progress cost one syscall, and a frame sent to an idle
@@ -22,7 +34,8 @@ var ErrSenderClosed = errors.New("protocol: sender closed")
 // limits end the work. Frames from one goroutine go out in the order it
 // sent them.
 type Sender struct {
-	w io.Writer
+	w  io.Writer
+	tw TryWriter // w as a TryWriter, or nil
 
 	mu      sync.Mutex
 	pending []byte // frames waiting for the writer goroutine
@@ -39,6 +52,7 @@ type Sender struct {
 // maxFrame bytes (0 = DefaultMaxFrame). Call Close to stop it.
 func NewSender(w io.Writer, maxFrame int) *Sender {
 	s := &Sender{w: w, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	s.tw, _ = w.(TryWriter)
 	s.SetMaxFrame(maxFrame)
 	go s.run()
 	return s
@@ -93,6 +107,9 @@ func (s *Sender) send(m Message, inline bool) error {
 		s.mu.Unlock()
 		return err
 	}
+	if !inline && s.tw != nil && !s.writing && len(s.pending) == 0 {
+		return s.tryWrite(frame) // unlocks s.mu
+	}
 	if !inline || s.writing || len(s.pending) > 0 {
 		wasEmpty := len(s.pending) == 0
 		s.pending = append(s.pending, frame...)
@@ -110,6 +127,33 @@ func (s *Sender) send(m Message, inline bool) error {
 	if werr != nil && s.err == nil {
 		s.err = werr
 		s.pending = nil
+	}
+	if len(s.pending) > 0 || s.closed || s.err != nil {
+		s.signal()
+	}
+	s.mu.Unlock()
+	return werr
+}
+
+// tryWrite writes frame without blocking and queues what did not fit for
+// the writer goroutine. Caller holds s.mu, with nothing queued or being
+// written; tryWrite releases it.
+func (s *Sender) tryWrite(frame []byte) error {
+	s.writing = true
+	s.mu.Unlock()
+	n, werr := s.tw.TryWrite(frame)
+	s.mu.Lock()
+	s.writing = false
+	switch {
+	case werr != nil:
+		if s.err == nil {
+			s.err = werr
+			s.pending = nil
+		}
+	case n < len(frame):
+		// The rest goes first: frames queued meanwhile came later.
+		rest := make([]byte, 0, len(frame)-n+len(s.pending))
+		s.pending = append(append(rest, frame[n:]...), s.pending...)
 	}
 	if len(s.pending) > 0 || s.closed || s.err != nil {
 		s.signal()

@@ -1,18 +1,21 @@
 package runtime
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // mailbox is an unbounded queue of work for a loop goroutine. Posting never
 // blocks: a script can start ten thousand tool calls before the loop gets to
 // drain a single result, and a bounded queue would deadlock there.
 type mailbox struct {
-	mu     sync.Mutex
-	items  []func()
-	signal chan struct{}
+	mu    sync.Mutex
+	items []func()
+	park  parker
 }
 
 func newMailbox() *mailbox {
-	return &mailbox{signal: make(chan struct{}, 1)}
+	return &mailbox{}
 }
 
 // post queues f to run on the loop goroutine. Safe from any goroutine.
@@ -25,10 +28,13 @@ func (m *mailbox) post(f func()) {
 
 // wake nudges the loop without queueing work. Safe from any goroutine.
 func (m *mailbox) wake() {
-	select {
-	case m.signal <- struct{}{}:
-	default:
-	}
+	m.park.unpark()
+}
+
+// wait blocks until work is posted, wake is called or d has passed (d < 0:
+// no limit); it may return early. Loop only.
+func (m *mailbox) wait(d time.Duration) {
+	m.park.park(d)
 }
 
 // take swaps the queued work into buf (reusing its storage) and returns it.

@@ -153,12 +153,6 @@ func (r *cellRun) execute() Result {
 // loop delivers tool results and timers until the top-level code settles.
 func (r *cellRun) loop(main *v8.Promise) Result {
 	var buf []func()
-	var clock *time.Timer
-	defer func() {
-		if clock != nil {
-			clock.Stop()
-		}
-	}()
 	for {
 		r.ctx.PerformMicrotaskCheckpoint()
 		r.checkHeap()
@@ -182,26 +176,11 @@ func (r *cellRun) loop(main *v8.Promise) Result {
 			return r.failed(&protocol.ErrorInfo{Name: "DeadlockError",
 				Message: "the script is awaiting a promise that nothing can settle: no tool call or timer is pending"})
 		}
-		var tick <-chan time.Time
+		d := time.Duration(-1)
 		if hasTimer {
-			d := time.Until(due)
-			if clock == nil {
-				clock = time.NewTimer(d)
-			} else {
-				clock.Reset(d)
-			}
-			tick = clock.C
+			d = max(0, time.Until(due))
 		}
-		select {
-		case <-r.c.mb.signal:
-		case <-tick:
-		}
-		if clock != nil && !clock.Stop() {
-			select {
-			case <-clock.C:
-			default:
-			}
-		}
+		r.c.mb.wait(d)
 		buf = r.c.mb.take(buf)
 		for i, f := range buf {
 			f()

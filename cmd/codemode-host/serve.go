@@ -11,6 +11,7 @@ import (
 
 	"github.com/codemode-host/codemode-host/bridge"
 	"github.com/codemode-host/codemode-host/internal/hostserver"
+	"github.com/codemode-host/codemode-host/internal/nbpipe"
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/runtime"
 )
@@ -69,6 +70,9 @@ func serveFrames(in io.Reader, out io.WriteCloser, limits protocol.Limits, log h
 		} else {
 			rcfg.StuckAfter = d
 		}
+	}
+	if f, ok := out.(*os.File); ok {
+		out = nbpipe.Wrap(f) // tool calls leave from the loop's own thread
 	}
 	err := hostserver.Serve(in, out, hostserver.Config{HostVersion: Version, Limits: limits, Logger: log,
 		CellPrefix: os.Getenv(bridge.CellPrefixEnv), Runtime: rcfg,

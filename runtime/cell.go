@@ -127,4 +127,7 @@ func (c *Cell) finish(r Result) {
 	c.mu.Unlock()
 	c.result = r
 	close(c.done)
+	if f := c.req.OnFinish; f != nil {
+		f(r)
+	}
 }

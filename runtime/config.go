@@ -205,6 +205,10 @@ type CellRequest struct {
 	// OnYield, when set, is called on the loop goroutine when the script
 	// calls yield_control(). It must not block.
 	OnYield func()
+	// OnFinish, when set, receives the cell's Result as soon as it is
+	// published (Done is closed), on the loop goroutine, which saves the
+	// hand-off to a goroutine waiting on Done. It must not block.
+	OnFinish func(Result)
 }
 
 // Result is how a cell ended.

@@ -67,9 +67,13 @@ func (w *worker) run(c *Cell) (reusable bool) {
 		guardHits: w.guard.Hits()}
 	res := r.execute()
 	cancel()
-	if r.ctx != nil {
-		r.ctx.Close()
-	}
+	// The context is closed after the result is out (below): its disposal
+	// is not the parent's wait.
+	defer func() {
+		if r.ctx != nil {
+			r.ctx.Close()
+		}
+	}()
 	res.CellID = c.id
 	res.Stats.WallMS = float64(time.Since(start).Microseconds()) / 1000
 	res.Stats.CPUMS = float64((threadCPU() - cpu0).Microseconds()) / 1000

@@ -17,11 +17,12 @@ type Runtime struct {
 	seq atomic.Uint64
 	wg  sync.WaitGroup
 
-	mu     sync.Mutex
-	idle   []*worker
-	active map[*Cell]struct{}
-	closed bool
-	quit   chan struct{} // closed by Close
+	mu      sync.Mutex
+	idle    []*worker
+	workers int // live workers: idle, running a cell or starting
+	active  map[*Cell]struct{}
+	closed  bool
+	quit    chan struct{} // closed by Close
 }
 
 // setHeapFlag sets V8's heap limit once per process, before any isolate.
@@ -37,8 +38,13 @@ func New(cfg Config) *Runtime {
 		r.wg.Add(1)
 		go r.watchRSS()
 	}
-	for i := 0; i < r.cfg.Prewarm; i++ {
-		w := r.spawn()
+	ws := make([]*worker, max(0, r.cfg.Prewarm))
+	r.mu.Lock()
+	for i := range ws {
+		ws[i] = r.spawnLocked()
+	}
+	r.mu.Unlock()
+	for _, w := range ws {
 		<-w.ready
 		r.mu.Lock()
 		r.idle = append(r.idle, w)
@@ -70,17 +76,55 @@ func (r *Runtime) Start(req CellRequest) (*Cell, error) {
 		return nil, ErrClosed
 	}
 	r.active[c] = struct{}{}
-	var w *worker
-	if n := len(r.idle); n > 0 {
-		w = r.idle[n-1]
-		r.idle = r.idle[:n-1]
+	w := r.takeIdleLocked()
+	if w == nil {
+		w = r.spawnLocked()
+	}
+	if len(r.idle) == 0 && r.workers < r.cfg.IdleIsolates {
+		// Warm a spare while this cell runs, so the next cell does not
+		// wait for w to prepare a fresh context.
+		r.warmSpareLocked()
 	}
 	r.mu.Unlock()
-	if w == nil {
-		w = r.spawn()
-	}
+	w.primed.Store(false)
 	w.jobs <- c
 	return c, nil
+}
+
+// takeIdleLocked removes and returns an idle worker, preferring one whose
+// next context is already prepared; nil when none is idle. Caller holds
+// r.mu.
+func (r *Runtime) takeIdleLocked() *worker {
+	n := len(r.idle)
+	if n == 0 {
+		return nil
+	}
+	i := n - 1
+	for j := n - 1; j >= 0; j-- {
+		if r.idle[j].primed.Load() {
+			i = j
+			break
+		}
+	}
+	w := r.idle[i]
+	r.idle = append(r.idle[:i], r.idle[i+1:]...)
+	return w
+}
+
+// warmSpareLocked starts a worker that joins the idle pool once its
+// isolate is ready. Caller holds r.mu.
+func (r *Runtime) warmSpareLocked() {
+	w := r.spawnLocked()
+	go func() {
+		<-w.ready
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.closed {
+			close(w.jobs)
+			return
+		}
+		r.idle = append(r.idle, w)
+	}()
 }
 
 // Run runs req to the end. When ctx ends first the cell is terminated.
@@ -119,8 +163,10 @@ func (r *Runtime) Close() {
 	r.wg.Wait()
 }
 
-func (r *Runtime) spawn() *worker {
+// spawnLocked starts a worker. Caller holds r.mu.
+func (r *Runtime) spawnLocked() *worker {
 	w := &worker{rt: r, jobs: make(chan *Cell, 1), ready: make(chan struct{})}
+	r.workers++
 	r.wg.Add(1)
 	go w.main()
 	return w
@@ -133,6 +179,7 @@ func (r *Runtime) cellEnded(c *Cell, w *worker, reusable bool) bool {
 	defer r.mu.Unlock()
 	delete(r.active, c)
 	if !reusable || r.closed || len(r.idle) >= r.cfg.IdleIsolates {
+		r.workers--
 		return false
 	}
 	r.idle = append(r.idle, w)

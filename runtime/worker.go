@@ -2,6 +2,7 @@ package runtime
 
 import (
 	goruntime "runtime"
+	"sync/atomic"
 	"syscall"
 
 	v8 "rogchap.com/v8go"
@@ -23,6 +24,10 @@ type worker struct {
 	tid     int                 // the OS thread the isolate runs on
 	cells   int                 // cells run on this isolate
 	warm    *jsbindings.Context // prepared for the next cell, or nil
+
+	// primed is true while warm is set and no job was sent. Safe from any
+	// goroutine: Start prefers an idle worker that is primed.
+	primed atomic.Bool
 }
 
 // heapHeadroom is what the near-heap-limit guard grants a script while it
@@ -59,6 +64,7 @@ func (w *worker) main() {
 			// waits in the channel.
 			w.warm, _ = w.globals.Prepare()
 		}
+		w.primed.Store(w.warm != nil)
 		c, ok := <-w.jobs
 		if !ok {
 			return

@@ -168,6 +168,7 @@ func (s *server) exec(m *protocol.Exec) {
 		OnItem:    c.onItem,
 		OnNotify:  c.onNotify,
 		OnYield:   c.yieldControl,
+		OnFinish:  c.finish,
 	})
 	if err != nil {
 		c.finish(runtime.Result{CellID: c.id, Status: protocol.StatusFailed,
@@ -175,10 +176,6 @@ func (s *server) exec(m *protocol.Exec) {
 		return
 	}
 	c.setRuntimeCell(rc)
-	go func() {
-		<-rc.Done()
-		c.finish(rc.Result())
-	}()
 }
 
 // runtimeLimits maps a cell's effective protocol limits onto the runtime.

@@ -107,41 +107,30 @@ func (s *Sender) send(m Message, inline bool) error {
 		s.mu.Unlock()
 		return err
 	}
-	if !inline && s.tw != nil && !s.writing && len(s.pending) == 0 {
-		return s.tryWrite(frame) // unlocks s.mu
+	idle := !s.writing && len(s.pending) == 0
+	switch {
+	case idle && inline:
+		return s.writeNow(frame, s.w.Write) // unlocks s.mu
+	case idle && s.tw != nil:
+		return s.writeNow(frame, s.tw.TryWrite) // unlocks s.mu
 	}
-	if !inline || s.writing || len(s.pending) > 0 {
-		wasEmpty := len(s.pending) == 0
-		s.pending = append(s.pending, frame...)
-		if wasEmpty {
-			s.signal()
-		}
-		s.mu.Unlock()
-		return nil
-	}
-	s.writing = true
-	s.mu.Unlock()
-	_, werr := s.w.Write(frame)
-	s.mu.Lock()
-	s.writing = false
-	if werr != nil && s.err == nil {
-		s.err = werr
-		s.pending = nil
-	}
-	if len(s.pending) > 0 || s.closed || s.err != nil {
+	if len(s.pending) == 0 {
 		s.signal()
 	}
+	s.pending = append(s.pending, frame...)
 	s.mu.Unlock()
-	return werr
+	return nil
 }
 
-// tryWrite writes frame without blocking and queues what did not fit for
-// the writer goroutine. Caller holds s.mu, with nothing queued or being
-// written; tryWrite releases it.
-func (s *Sender) tryWrite(frame []byte) error {
+// writeNow writes frame from the caller's goroutine with write (w.Write,
+// which blocks, or TryWrite, which writes what fits) and queues what was
+// not written for the writer goroutine, ahead of frames queued meanwhile.
+// Caller holds s.mu, with nothing queued or being written; writeNow
+// releases it.
+func (s *Sender) writeNow(frame []byte, write func([]byte) (int, error)) error {
 	s.writing = true
 	s.mu.Unlock()
-	n, werr := s.tw.TryWrite(frame)
+	n, werr := write(frame)
 	s.mu.Lock()
 	s.writing = false
 	switch {
@@ -151,7 +140,6 @@ func (s *Sender) tryWrite(frame []byte) error {
 			s.pending = nil
 		}
 	case n < len(frame):
-		// The rest goes first: frames queued meanwhile came later.
 		rest := make([]byte, 0, len(frame)-n+len(s.pending))
 		s.pending = append(append(rest, frame[n:]...), s.pending...)
 	}

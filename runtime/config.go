@@ -13,7 +13,9 @@ import (
 // Config configures a Runtime. The zero value is ready to use.
 type Config struct {
 	// IdleIsolates is how many idle isolates are kept warm for the next
-	// cells. Default 2.
+	// cells. While fewer exist, starting a cell also warms a spare, so a
+	// cell that follows at once finds a context already prepared.
+	// Default 2.
 	IdleIsolates int
 	// CellsPerIsolate is how many cells an isolate runs before it is
 	// disposed and replaced, which bounds what closed contexts can pile

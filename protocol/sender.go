@@ -72,16 +72,31 @@ var frameBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); retur
 // bad_field), when its body exceeds the cap (code too_large: answer the
 // request with an ErrorReply instead), after Close (ErrSenderClosed), and
 // once a write has failed (that write's error). Safe from any goroutine.
-func (s *Sender) Send(m Message) error { return s.send(m, false) }
+func (s *Sender) Send(m Message) error { return s.send(m, sendTry) }
 
 // SendInline is Send for goroutines that may block on I/O: when nothing is
 // queued or being written, it writes m itself instead of waking the writer
 // goroutine, which saves a hand-off per frame on request/response paths.
 // Otherwise it queues m like Send. Never call it from a goroutine that must
 // not block (an isolate's loop). Safe from any goroutine.
-func (s *Sender) SendInline(m Message) error { return s.send(m, true) }
+func (s *Sender) SendInline(m Message) error { return s.send(m, sendInline) }
 
-func (s *Sender) send(m Message, inline bool) error {
+// Queue is Send that never writes from the caller's goroutine: m always
+// goes to the writer goroutine. Use it for the second and later frames of
+// a burst (the tool calls one JS turn starts): the caller carries on at
+// once and the writer sends what piled up meanwhile in one write, where
+// Send would spend a system call on each frame. Safe from any goroutine.
+func (s *Sender) Queue(m Message) error { return s.send(m, sendQueue) }
+
+// How send may write: from the caller's goroutine, blocking (SendInline);
+// from the caller's goroutine, only what fits (Send); or never (Queue).
+const (
+	sendInline = iota
+	sendTry
+	sendQueue
+)
+
+func (s *Sender) send(m Message, mode int) error {
 	bp := frameBuffers.Get().(*[]byte)
 	defer func() {
 		if cap(*bp) <= 64<<10 {
@@ -109,9 +124,9 @@ func (s *Sender) send(m Message, inline bool) error {
 	}
 	idle := !s.writing && len(s.pending) == 0
 	switch {
-	case idle && inline:
+	case idle && mode == sendInline:
 		return s.writeNow(frame, s.w.Write) // unlocks s.mu
-	case idle && s.tw != nil:
+	case idle && mode == sendTry && s.tw != nil:
 		return s.writeNow(frame, s.tw.TryWrite) // unlocks s.mu
 	}
 	if len(s.pending) == 0 {

@@ -232,3 +232,38 @@ func TestSenderTryWritesAndQueuesTheRestInOrder(t *testing.T) {
 	assert.Equal(t, want, p.buf.Bytes(), "frames arrive whole and in order")
 	assert.Positive(t, p.tries, "Send tried the non-blocking write")
 }
+
+// tryGateWriter is a gateWriter that also takes TryWrite, which never blocks.
+type tryGateWriter struct {
+	*gateWriter
+	tries int
+}
+
+func (g *tryGateWriter) TryWrite(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.tries++
+	return g.buf.Write(p)
+}
+
+func TestSenderQueueLeavesABurstToTheWriter(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	w := &tryGateWriter{gateWriter: newGateWriter()}
+	s := NewSender(w, 0)
+	require.NoError(t, s.Send(&Ping{ID: 1}))
+	for i := uint64(2); i <= 100; i++ {
+		require.NoError(t, s.Queue(&Ping{ID: i}))
+	}
+	<-w.entered
+	close(w.release)
+	require.NoError(t, s.Close())
+	assert.Equal(t, 1, w.tries, "only the burst's first frame is written by its sender")
+	assert.LessOrEqual(t, w.writes, 2, "the writer goroutine sends the other 99 in one or two writes")
+
+	fr := NewFrameReader(&w.buf, 0)
+	for i := uint64(1); i <= 100; i++ {
+		m, err := fr.ReadMessage()
+		require.NoError(t, err)
+		assert.Equal(t, &Ping{ID: i}, m)
+	}
+}

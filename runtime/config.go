@@ -211,6 +211,12 @@ type CellRequest struct {
 	// published (Done is closed), on the loop goroutine, which saves the
 	// hand-off to a goroutine waiting on Done. It must not block.
 	OnFinish func(Result)
+	// OnTurn, when set, is called on the loop goroutine before each JS
+	// turn: before the script's first run, and each time the loop wakes to
+	// deliver tool results and due timers. The tool calls started between
+	// two OnTurn calls belong to one turn; a Caller can send the first at
+	// once and let the rest of a burst go out together. It must not block.
+	OnTurn func()
 }
 
 // Result is how a cell ended.

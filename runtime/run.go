@@ -139,6 +139,7 @@ func (r *cellRun) execute() Result {
 	})
 	defer timeout.Stop()
 
+	r.turn()
 	val, err := ctx.RunScript(prog.code, c.req.Origin)
 	r.checkHeap()
 	if stop := c.stopped(); stop != nil {
@@ -185,6 +186,7 @@ func (r *cellRun) loop(main *v8.Promise) Result {
 			d = max(0, time.Until(due))
 		}
 		r.c.mb.wait(d)
+		r.turn()
 		buf = r.c.mb.take(buf)
 		for i, f := range buf {
 			f()
@@ -196,6 +198,13 @@ func (r *cellRun) loop(main *v8.Promise) Result {
 			}
 			return r.failed(r.scriptError(err))
 		}
+	}
+}
+
+// turn marks the start of a JS turn for CellRequest.OnTurn.
+func (r *cellRun) turn() {
+	if f := r.c.req.OnTurn; f != nil {
+		f()
 	}
 }
 

@@ -21,6 +21,7 @@ type cell struct {
 	stream  bool
 	start   time.Time
 	calls   atomic.Int64 // tool calls started
+	burst   int          // tool calls started in the current JS turn; loop only
 
 	ended  chan struct{} // closed when the runtime cell has ended
 	closed chan struct{} // closed after cell.closed was sent

@@ -27,8 +27,19 @@ type parent struct {
 
 func startHost(t *testing.T, cfg Config) *parent {
 	t.Helper()
+	return startHostWriting(t, cfg, nil)
+}
+
+// startHostWriting is startHost with the host's output wrapped by wrap
+// (nil: not wrapped).
+func startHostWriting(t *testing.T, cfg Config, wrap func(io.Writer) io.Writer) *parent {
+	t.Helper()
 	hostIn, parentOut := io.Pipe()
-	parentIn, hostOut := io.Pipe()
+	parentIn, pipeOut := io.Pipe()
+	var hostOut io.Writer = pipeOut
+	if wrap != nil {
+		hostOut = wrap(pipeOut)
+	}
 	p := &parent{t: t, in: parentOut, out: protocol.NewSender(parentOut, 0),
 		frames: make(chan protocol.Message, 1024), done: make(chan error, 1)}
 	go func() { p.done <- Serve(hostIn, hostOut, cfg) }()
@@ -208,6 +219,57 @@ func TestManyConcurrentToolCallsAnsweredOutOfOrder(t *testing.T) {
 	res := expect[*protocol.CellResult](p)
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	assert.Equal(t, "4950", res.Items[0].Text)
+}
+
+// tryCounter is a host output that also offers TryWrite, as the host's
+// non-blocking pipe does, and counts the calls to it.
+type tryCounter struct {
+	io.WriteCloser
+	tries atomic.Int64
+}
+
+func (c *tryCounter) TryWrite(p []byte) (int, error) {
+	c.tries.Add(1)
+	return c.Write(p)
+}
+
+func TestBurstOfToolCallsLeavesInFewWrites(t *testing.T) {
+	var out *tryCounter
+	p := startHostWriting(t, Config{}, func(w io.Writer) io.Writer { out = &tryCounter{WriteCloser: w.(io.WriteCloser)}; return out })
+	p.handshake()
+	p.openSession("s1")
+	p.exec(&protocol.Exec{Session: "s1", Tools: []protocol.ToolDef{echoTool},
+		Source: `const rs = await Promise.all(Array.from({length: 200}, (_, i) => tools.echo({i}))); return rs.length`})
+	before := out.tries.Load()
+	var calls []*protocol.ToolCallRequest
+	for range 200 {
+		calls = append(calls, expect[*protocol.ToolCallRequest](p))
+	}
+	assert.LessOrEqual(t, out.tries.Load()-before, int64(1),
+		"the loop writes the turn's first call itself and leaves the other 199 to the writer goroutine")
+	for _, c := range calls {
+		p.send(&protocol.ToolResult{ID: c.ID, Value: c.Input})
+	}
+	res := expect[*protocol.CellResult](p)
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.Equal(t, "200", res.Items[0].Text)
+}
+
+func TestSequentialToolCallsLeaveFromTheLoop(t *testing.T) {
+	var out *tryCounter
+	p := startHostWriting(t, Config{}, func(w io.Writer) io.Writer { out = &tryCounter{WriteCloser: w.(io.WriteCloser)}; return out })
+	p.handshake()
+	p.openSession("s1")
+	p.exec(&protocol.Exec{Session: "s1", Tools: []protocol.ToolDef{echoTool},
+		Source: `let n = 0; for (let i = 0; i < 20; i++) n += (await tools.echo({i})).i; return n`})
+	for range 20 {
+		c := expect[*protocol.ToolCallRequest](p)
+		p.send(&protocol.ToolResult{ID: c.ID, Value: c.Input})
+	}
+	res := expect[*protocol.CellResult](p)
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.Equal(t, "190", res.Items[0].Text)
+	assert.GreaterOrEqual(t, out.tries.Load(), int64(20), "each awaited call is the first of its turn and is written at once")
 }
 
 func TestStreamSendsOutputBeforeResult(t *testing.T) {

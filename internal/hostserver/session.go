@@ -169,6 +169,7 @@ func (s *server) exec(m *protocol.Exec) {
 		OnNotify:  c.onNotify,
 		OnYield:   c.yieldControl,
 		OnFinish:  c.finish,
+		OnTurn:    func() { c.burst = 0 },
 	})
 	if err != nil {
 		c.finish(runtime.Result{CellID: c.id, Status: protocol.StatusFailed,

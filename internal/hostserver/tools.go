@@ -106,7 +106,15 @@ func (c *cell) StartToolCall(ctx context.Context, call protocol.ToolCall, done f
 	}
 	c.toolCalls[id] = call
 	c.mu.Unlock()
-	if err := c.srv.out.Send(&protocol.ToolCallRequest{ID: id, ToolCall: call}); err != nil {
+	// The first call of a turn leaves from this goroutine at once; the rest
+	// of a burst (Promise.all) piles up for the writer goroutine, which
+	// sends it in a few writes instead of one per call.
+	c.burst++
+	send := c.srv.out.Send
+	if c.burst > 1 {
+		send = c.srv.out.Queue
+	}
+	if err := send(&protocol.ToolCallRequest{ID: id, ToolCall: call}); err != nil {
 		if t.remove(id) {
 			finish(toolAnswer{err: &protocol.ToolError{Code: protocol.CodeInternal, Tool: call.QualifiedName(),
 				Message: "hostserver: the tool call could not be sent to the parent: " + err.Error()}})

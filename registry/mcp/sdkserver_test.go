@@ -3,7 +3,9 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,24 +48,50 @@ func TestListChanged_updatesTheRegistry(t *testing.T) {
 	cfg.OnToolsChanged = func(names []string) { changes <- names }
 	reg := registry.New(registry.Config{})
 	connect(t, reg, cfg)
-	assert.Equal(t, []string{"alpha", "beta"}, <-changes)
+	// The tools added before the client connected may still announce a
+	// list_changed of their own, so a change can repeat the current list:
+	// wait for the one each step makes.
+	next := func(want ...string) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case got := <-changes:
+				if assert.ObjectsAreEqual(sorted(want), sorted(got)) {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no tools change to %v within 10s", want)
+			}
+		}
+	}
+	next("alpha", "beta")
 	inproc := func(name string) registry.ToolName { return registry.Namespaced("mcp__inproc__", name) }
 
 	server.AddTool(textTool("gamma", "third"))
-	assert.ElementsMatch(t, []string{"alpha", "beta", "gamma"}, <-changes)
+	next("alpha", "beta", "gamma")
 	_, ok := reg.Lookup(inproc("gamma"))
 	assert.True(t, ok, "an added tool is registered")
 
 	server.RemoveTools("alpha")
-	assert.ElementsMatch(t, []string{"beta", "gamma"}, <-changes)
+	next("beta", "gamma")
 	_, ok = reg.Lookup(inproc("alpha"))
 	assert.False(t, ok, "a removed tool is unregistered")
 
 	server.AddTool(textTool("beta", "second, reworded"))
-	<-changes
-	info, ok := reg.Lookup(inproc("beta"))
-	require.True(t, ok)
-	assert.Equal(t, "second, reworded", info.Spec.Description, "a changed tool is registered again")
+	deadline := time.After(10 * time.Second)
+	for {
+		info, ok := reg.Lookup(inproc("beta"))
+		require.True(t, ok)
+		if info.Spec.Description == "second, reworded" {
+			break // a changed tool is registered again
+		}
+		select {
+		case <-changes:
+		case <-deadline:
+			t.Fatalf("beta still reads %q: the changed tool was not registered again", info.Spec.Description)
+		}
+	}
 
 	set := finalize(t, reg)
 	res, err := set.Dispatch(testCtx(t), registry.Call{Name: inproc("gamma")})
@@ -171,4 +199,11 @@ func TestConnect_aServerWithoutToolsHasNone(t *testing.T) {
 	srv := connect(t, registry.New(registry.Config{}), mcp.ServerConfig{Name: "prompts", Transport: clientT})
 	assert.Empty(t, srv.Tools())
 	require.NoError(t, srv.Err())
+}
+
+// sorted returns a sorted copy of names.
+func sorted(names []string) []string {
+	out := slices.Clone(names)
+	slices.Sort(out)
+	return out
 }

@@ -149,9 +149,14 @@ func TestClose_failsCallsInFlight(t *testing.T) {
 func TestAttach_cachedToolsFailClearlyWhenTheServerCantStart(t *testing.T) {
 	t.Parallel()
 	reg := registry.New(registry.Config{})
+	// The server exits after a while without speaking MCP, so the call
+	// below is made while the connection is still being tried (a command
+	// that cannot start at all may fail before the call, and then the
+	// tool is already gone).
 	srv, err := mcp.Attach(testCtx(t), reg, mcp.ServerConfig{
 		Name:    "gone",
-		Command: "/nonexistent/mcp-server",
+		Command: "/bin/sh",
+		Args:    []string{"-c", "echo 'gone: no config file' >&2; sleep 0.5; exit 3"},
 		Tools:   []*sdk.Tool{{Name: "lookup", InputSchema: map[string]any{"type": "object"}}},
 	})
 	require.NoError(t, err)
@@ -163,7 +168,7 @@ func TestAttach_cachedToolsFailClearlyWhenTheServerCantStart(t *testing.T) {
 	require.ErrorAs(t, err, &terr)
 	assert.Equal(t, protocol.CodeToolFailed, terr.Code)
 	assert.Contains(t, terr.Message, `mcp: server "gone" could not connect`)
-	assert.Contains(t, terr.Message, "/nonexistent/mcp-server")
+	assert.Contains(t, terr.Message, "gone: no config file", "the server's stderr says why")
 	t.Log(terr.Message)
 	<-srv.Done()
 	_, ok := reg.Lookup(registry.Namespaced("mcp__gone__", "lookup"))

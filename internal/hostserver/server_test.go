@@ -222,7 +222,8 @@ func TestManyConcurrentToolCallsAnsweredOutOfOrder(t *testing.T) {
 }
 
 // tryCounter is a host output that also offers TryWrite, as the host's
-// non-blocking pipe does, and counts the calls to it.
+// non-blocking pipe does, and counts the calls to it. Its TryWrite blocks
+// like the io.Pipe under it, which the test parent drains all the time.
 type tryCounter struct {
 	io.WriteCloser
 	tries atomic.Int64

@@ -54,10 +54,12 @@ func (t *toolTable) deliver(id uint64, a toolAnswer) bool {
 	return ok
 }
 
-// CallTool implements runtime.ToolCaller by waiting for StartToolCall.
+// CallTool implements runtime.ToolCaller, which the runtime does not use
+// for a cell (it is an AsyncToolCaller): it sends the call at once and
+// waits for the answer. Safe from any goroutine.
 func (c *cell) CallTool(ctx context.Context, call protocol.ToolCall) (json.RawMessage, error) {
 	ch := make(chan toolAnswer, 1)
-	c.StartToolCall(ctx, call, func(v json.RawMessage, err error) { ch <- toolAnswer{v, err} })
+	c.startCall(ctx, call, c.srv.out.Send, func(v json.RawMessage, err error) { ch <- toolAnswer{v, err} })
 	select {
 	case a := <-ch:
 		return a.value, a.err
@@ -73,7 +75,21 @@ func (c *cell) CallTool(ctx context.Context, call protocol.ToolCall) (json.RawMe
 // before calling it). When ctx ends first (the cell ended or was
 // terminated) it sends tool.cancelled and done gets ctx's error. Called on
 // the cell's loop goroutine; it never blocks.
+//
+// The first call of a JS turn leaves from the loop at once; the rest of a
+// burst (Promise.all) piles up for the writer goroutine, which sends it in
+// a few writes instead of one per call.
 func (c *cell) StartToolCall(ctx context.Context, call protocol.ToolCall, done func(json.RawMessage, error)) {
+	c.burst++
+	send := c.srv.out.Send
+	if c.burst > 1 {
+		send = c.srv.out.Queue
+	}
+	c.startCall(ctx, call, send, done)
+}
+
+// startCall sends call with send and arranges for done to get its answer.
+func (c *cell) startCall(ctx context.Context, call protocol.ToolCall, send func(protocol.Message) error, done func(json.RawMessage, error)) {
 	c.calls.Add(1)
 	t := &c.srv.tools
 	var (
@@ -106,14 +122,6 @@ func (c *cell) StartToolCall(ctx context.Context, call protocol.ToolCall, done f
 	}
 	c.toolCalls[id] = call
 	c.mu.Unlock()
-	// The first call of a turn leaves from this goroutine at once; the rest
-	// of a burst (Promise.all) piles up for the writer goroutine, which
-	// sends it in a few writes instead of one per call.
-	c.burst++
-	send := c.srv.out.Send
-	if c.burst > 1 {
-		send = c.srv.out.Queue
-	}
 	if err := send(&protocol.ToolCallRequest{ID: id, ToolCall: call}); err != nil {
 		if t.remove(id) {
 			finish(toolAnswer{err: &protocol.ToolError{Code: protocol.CodeInternal, Tool: call.QualifiedName(),

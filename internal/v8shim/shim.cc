@@ -71,6 +71,24 @@ class Isolate {
                                    size_t heap_limit);
   void RequestInterrupt(InterruptCallback callback, void* data);
   void GetHeapStatistics(HeapStatistics* heap_statistics);
+  void Enter();
+  void Exit();
+};
+
+// Locker: the constructor is inline in V8's headers (it calls Initialize),
+// the fields are two bools and a pointer; padding guards against growth.
+class Locker {
+ public:
+  explicit Locker(Isolate* isolate) { Initialize(isolate); }
+  ~Locker();
+  static bool IsLocked(Isolate* isolate);
+
+ private:
+  void Initialize(Isolate* isolate);
+  bool has_lock_;
+  bool top_level_;
+  void* isolate_;
+  void* pad_[6];
 };
 
 class Context {
@@ -182,6 +200,22 @@ void cm_heap_guard_remove(cm_heap_state* state, size_t limit) {
 
 void cm_heap_check(cm_heap_state* state) {
   static_cast<v8::Isolate*>(state->isolate)->RequestInterrupt(OnInterrupt, state);
+}
+
+void* cm_enter(void* isolate) {
+  auto* iso = static_cast<v8::Isolate*>(isolate);
+  auto* locker = new v8::Locker(iso);
+  iso->Enter();
+  return locker;
+}
+
+void cm_exit(void* isolate, void* locker) {
+  static_cast<v8::Isolate*>(isolate)->Exit();
+  delete static_cast<v8::Locker*>(locker);
+}
+
+int cm_is_locked(void* isolate) {
+  return v8::Locker::IsLocked(static_cast<v8::Isolate*>(isolate)) ? 1 : 0;
 }
 
 void cm_cancel_terminate(void* isolate) {

@@ -22,6 +22,9 @@ void cm_track_rejections(void* isolate);
 void cm_heap_guard_add(cm_heap_state* state);
 void cm_heap_guard_remove(cm_heap_state* state, size_t limit);
 void cm_cancel_terminate(void* isolate);
+void* cm_enter(void* isolate);
+void cm_exit(void* isolate, void* locker);
+int cm_is_locked(void* isolate);
 void cm_heap_check(cm_heap_state* state);
 
 #ifdef __cplusplus

@@ -44,6 +44,36 @@ func TrackRejections(iso *v8.Isolate) {
 	C.cm_track_rejections(isolatePtr(iso))
 }
 
+// Entered is an isolate held locked and entered by the calling OS thread;
+// see Enter.
+type Entered struct {
+	iso    unsafe.Pointer
+	locker unsafe.Pointer
+}
+
+// Enter locks iso for the calling OS thread and enters it, until Exit.
+// v8go takes a v8::Locker and enters the isolate around every call; the
+// outermost lock of a thread is the expensive one (V8 re-reads the
+// thread's stack bounds, two sched_getaffinity system calls each time),
+// while a nested one is a counter. Holding one for the isolate's lifetime
+// makes every v8go call a nested one. While held, no other thread may use
+// iso (TerminateExecution and RequestInterrupt still may). Loop only; the
+// goroutine must stay locked to its thread until Exit.
+func Enter(iso *v8.Isolate) *Entered {
+	p := isolatePtr(iso)
+	return &Entered{iso: p, locker: C.cm_enter(p)}
+}
+
+// Exit undoes Enter. Call it before disposing the isolate, on the thread
+// that entered it.
+func (e *Entered) Exit() {
+	C.cm_exit(e.iso, e.locker)
+	e.locker = nil
+}
+
+// IsLocked reports whether some thread holds a v8::Locker on iso.
+func IsLocked(iso *v8.Isolate) bool { return C.cm_is_locked(isolatePtr(iso)) != 0 }
+
 // CancelTerminate clears a pending TerminateExecution. Loop only.
 func CancelTerminate(iso *v8.Isolate) {
 	C.cm_cancel_terminate(isolatePtr(iso))

@@ -63,3 +63,27 @@ func TestHeapGuardTurnsBombsIntoTermination(t *testing.T) {
 	require.Error(t, err)
 	require.True(t, g.OverLimit(), "the interrupt should have found the limit passed: %v", err)
 }
+
+func TestEnterHoldsTheIsolateForV8goCalls(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	iso := v8.NewIsolate()
+	require.False(t, IsLocked(iso))
+	e := Enter(iso)
+	require.True(t, IsLocked(iso), "Enter must leave iso locked by this thread")
+	ctx := v8.NewContext(iso)
+	// Every v8go call now nests inside the held lock: scripts, promises
+	// and microtasks behave as before.
+	v, err := ctx.RunScript(`var out = []; Promise.resolve(2).then(x => out.push(x * 21)); 1 + 1`, "t.js")
+	require.NoError(t, err)
+	require.Equal(t, int32(2), v.Int32())
+	ctx.PerformMicrotaskCheckpoint()
+	v, err = ctx.RunScript(`out.join()`, "t2.js")
+	require.NoError(t, err)
+	require.Equal(t, "42", v.String())
+	require.True(t, IsLocked(iso), "v8go's own lockers must not release the held one")
+	ctx.Close()
+	e.Exit()
+	require.False(t, IsLocked(iso))
+	iso.Dispose()
+}

@@ -49,12 +49,16 @@ func floorCmd() *exec.Cmd {
 	return exec.Command(os.Args[0], "-test.run=^$")
 }
 
-func TestFloorTimesEveryRoundTrip(t *testing.T) {
-	times, err := Floor(floorCmd(), 200, 20)
-	require.NoError(t, err)
-	assert.Len(t, times, 200)
-	for _, d := range times {
-		assert.Positive(t, d)
+func TestFloorsTimeEveryRoundTrip(t *testing.T) {
+	for name, floor := range map[string]func(*exec.Cmd, int, int) ([]time.Duration, error){"go": Floor, "raw": RawFloor} {
+		t.Run(name, func(t *testing.T) {
+			times, err := floor(floorCmd(), 200, 20)
+			require.NoError(t, err)
+			assert.Len(t, times, 200)
+			for _, d := range times {
+				assert.Positive(t, d)
+			}
+		})
 	}
 }
 
@@ -176,6 +180,8 @@ func TestRunWithoutHostOrPeerReportsWhatDidNotRun(t *testing.T) {
 	assert.False(t, rep.Incomplete(), "parts not asked for are not failures")
 	assert.Empty(t, rep.FloorError)
 	assert.Equal(t, 100, rep.Floor.N)
+	assert.Empty(t, rep.RawFloorError)
+	assert.Equal(t, 100, rep.RawFloor.N)
 	var names []string
 	for _, s := range rep.Systems {
 		names = append(names, s.Name)
@@ -204,7 +210,8 @@ func TestRunMeasuresEverySystemInRounds(t *testing.T) {
 	assert.Len(t, rep.Memory, 2)
 }
 
-// syntheticReport has a host at half the peer's times and a floor of 10 µs.
+// syntheticReport has a host at half the peer's times, a floor of 10 µs
+// and a raw floor of 4 µs.
 func syntheticReport() *Report {
 	peer := PeerResults{}
 	ours := map[string]Stat{}
@@ -215,9 +222,10 @@ func syntheticReport() *Report {
 	ours["seq100"] = Stat{P50: 7, P99: 8, N: 5} // 20 µs a call over trivial
 	inproc := map[string]Stat{"trivial": {P50: 1, N: 5}, "seq100": {P50: 2, N: 5}}
 	r := &Report{
-		Time:  "2026-01-02T03:04:05Z",
-		Peer:  peer,
-		Floor: Stat{P50: 0.010, P99: 0.020, N: 100},
+		Time:     "2026-01-02T03:04:05Z",
+		Peer:     peer,
+		Floor:    Stat{P50: 0.010, P99: 0.020, N: 100},
+		RawFloor: Stat{P50: 0.004, P99: 0.008, N: 100},
 		Systems: []SystemResult{
 			{Name: "in-process (no IPC)", Scenarios: inproc},
 			{Name: "host via stdio", Host: true, Scenarios: ours},
@@ -241,6 +249,7 @@ func TestRowsJudgeRatiosAgainstTheTargets(t *testing.T) {
 	assert.Equal(t, "pass", verdicts["host via stdio | fib(27)"])
 	assert.Equal(t, "pass", verdicts["host via stdio | per sequential call overhead"], "20 µs is within 3× of 10 µs")
 	assert.Equal(t, "info", verdicts["host via stdio |   of which the process boundary"])
+	assert.Equal(t, "info", verdicts["host via stdio |   against the raw floor"], "the raw floor is not the target's reference")
 	assert.Equal(t, "pass", verdicts["host via stdio | RSS of an idle host"])
 	assert.Equal(t, "FAIL", verdicts["host via stdio | RSS per extra idle session"])
 	assert.Equal(t, "FAIL", verdicts["host via stdio | RSS after 100 cells"], "20 MB of growth")
@@ -259,6 +268,7 @@ func TestReportWritesTableAndJSON(t *testing.T) {
 	assert.Contains(t, table, "ours/peer")
 	assert.Contains(t, table, "0.50×")
 	assert.Contains(t, table, "10.0 / 20.0 µs")
+	assert.Contains(t, table, "5.00×", "20 µs a call is 5× the 4 µs raw floor")
 
 	path, err := r.WriteJSON(t.TempDir())
 	require.NoError(t, err)

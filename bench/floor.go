@@ -12,21 +12,45 @@ import (
 )
 
 // FloorEnv is the environment variable that turns a process started by
-// Floor into the echoing child: a program that may be re-executed for the
-// floor calls ServeFloorChildIfAsked first thing in main.
+// Floor or RawFloor into the echoing child: a program that may be
+// re-executed for a floor calls ServeFloorChildIfAsked first thing in main.
+// Its value says how the child does its I/O: "go" or "raw".
 const FloorEnv = "CODEMODE_BENCH_FLOOR_CHILD"
+
+// Floor measures the pipe floor DESIGN §7 sets the per-call target
+// against: the round trip of a 4-byte message between this process and a
+// child over a pair of pipes, both sides plain Go programs doing their I/O
+// through *os.File (the runtime's poller on this side), as any Go parent
+// and the host itself do. cmd must start a process that calls
+// ServeFloorChildIfAsked; Floor wires its stdin and stdout and sets
+// FloorEnv. It returns n round-trip times, after warmup unmeasured ones.
+func Floor(cmd *exec.Cmd, n, warmup int) ([]time.Duration, error) {
+	cmd.Env = append(os.Environ(), FloorEnv+"=go")
+	toChild, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("bench: floor child stdin: %w", err)
+	}
+	fromChild, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("bench: floor child stdout: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("bench: starting the floor child: %w", err)
+	}
+	return pingPong(cmd, n, warmup, toChild,
+		func(b []byte) error { _, err := toChild.Write(b); return err },
+		func(b []byte) error { _, err := io.ReadFull(fromChild, b); return err })
+}
 
 // floorMsg is the size of one ping and one pong.
 const floorMsg = 4
 
-// Floor measures the physical floor of a process boundary: the round trip
-// of a 4-byte message from this process to a child and back over a pair of
-// pipes, with blocking read and write system calls on both sides and
-// nothing else (no framing, no encoding, no scheduler hand-offs). cmd must
-// start a process that calls ServeFloorChildIfAsked (typically this program
-// or test binary again); Floor wires its stdin and stdout and sets FloorEnv.
-// It returns n round-trip times, after warmup unmeasured ones.
-func Floor(cmd *exec.Cmd, n, warmup int) ([]time.Duration, error) {
+// RawFloor measures the process boundary with nothing else in the way: the
+// same round trip as Floor, but with blocking read and write system calls
+// on threads locked to their goroutines on both sides (no poller, no
+// scheduler hand-offs). No Go program that multiplexes its I/O gets this
+// close; it is reported to show what the kernel alone costs.
+func RawFloor(cmd *exec.Cmd, n, warmup int) ([]time.Duration, error) {
 	toChild, err := newBlockingPipe()
 	if err != nil {
 		return nil, err
@@ -39,13 +63,24 @@ func Floor(cmd *exec.Cmd, n, warmup int) ([]time.Duration, error) {
 	defer toChild.close()
 	defer fromChild.close()
 	cmd.Stdin, cmd.Stdout = toChild.r, fromChild.w
-	cmd.Env = append(os.Environ(), FloorEnv+"=1")
+	cmd.Env = append(os.Environ(), FloorEnv+"=raw")
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("bench: starting the floor child: %w", err)
 	}
 	// The child's ends now belong to the child.
 	toChild.r.Close()
 	fromChild.w.Close()
+	goruntime.LockOSThread()
+	defer goruntime.UnlockOSThread()
+	w, r := int(toChild.w.Fd()), int(fromChild.r.Fd())
+	return pingPong(cmd, n, warmup, toChild.w,
+		func(b []byte) error { return writeFull(w, b) },
+		func(b []byte) error { return readFull(r, b) })
+}
+
+// pingPong times warmup+n round trips with a started floor child, keeps
+// the last n, then closes toChild and waits for the child to exit.
+func pingPong(cmd *exec.Cmd, n, warmup int, toChild io.Closer, write, read func([]byte) error) ([]time.Duration, error) {
 	waited := false
 	defer func() {
 		if !waited {
@@ -53,19 +88,15 @@ func Floor(cmd *exec.Cmd, n, warmup int) ([]time.Duration, error) {
 			_ = cmd.Wait()
 		}
 	}()
-
-	goruntime.LockOSThread()
-	defer goruntime.UnlockOSThread()
-	w, r := int(toChild.w.Fd()), int(fromChild.r.Fd())
 	var msg [floorMsg]byte
 	times := make([]time.Duration, 0, n)
 	for i := range warmup + n {
 		binary.BigEndian.PutUint32(msg[:], uint32(i))
 		start := time.Now()
-		if err := writeFull(w, msg[:]); err != nil {
+		if err := write(msg[:]); err != nil {
 			return nil, err
 		}
-		if err := readFull(r, msg[:]); err != nil {
+		if err := read(msg[:]); err != nil {
 			return nil, err
 		}
 		d := time.Since(start)
@@ -76,7 +107,7 @@ func Floor(cmd *exec.Cmd, n, warmup int) ([]time.Duration, error) {
 			times = append(times, d)
 		}
 	}
-	toChild.w.Close() // the child sees end of input and exits
+	toChild.Close() // the child sees end of input and exits
 	waited = true
 	if err := cmd.Wait(); err != nil {
 		return nil, fmt.Errorf("bench: floor child: %w", err)
@@ -88,27 +119,35 @@ func Floor(cmd *exec.Cmd, n, warmup int) ([]time.Duration, error) {
 // from stdin to stdout until stdin ends and exits the process; otherwise it
 // returns at once.
 func ServeFloorChildIfAsked() {
-	if os.Getenv(FloorEnv) == "" {
+	var read, write func([]byte) error
+	switch os.Getenv(FloorEnv) {
+	case "":
 		return
+	case "raw":
+		goruntime.LockOSThread()
+		read = func(b []byte) error { return readFull(0, b) }
+		write = func(b []byte) error { return writeFull(1, b) }
+	default:
+		read = func(b []byte) error { _, err := io.ReadFull(os.Stdin, b); return err }
+		write = func(b []byte) error { _, err := os.Stdout.Write(b); return err }
 	}
-	goruntime.LockOSThread()
-	if err := serveFloor(0, 1); err != nil {
+	if err := serveFloor(read, write); err != nil {
 		fmt.Fprintln(os.Stderr, "floor child:", err)
 		os.Exit(1)
 	}
 	os.Exit(0)
 }
 
-func serveFloor(in, out int) error {
+func serveFloor(read, write func([]byte) error) error {
 	var msg [floorMsg]byte
 	for {
-		if err := readFull(in, msg[:]); err != nil {
+		if err := read(msg[:]); err != nil {
 			if err == io.EOF {
 				return nil
 			}
 			return err
 		}
-		if err := writeFull(out, msg[:]); err != nil {
+		if err := write(msg[:]); err != nil {
 			return err
 		}
 	}

@@ -21,10 +21,15 @@ type Report struct {
 	Peer      PeerResults `json:"peer,omitempty"`
 	PeerError string      `json:"peer_error,omitempty"`
 
-	// Floor is the round trip of 4 bytes over a pipe pair between two
-	// processes.
+	// Floor is the round trip of 4 bytes over a pipe pair between two Go
+	// processes doing their I/O through *os.File: DESIGN §7's floor, the
+	// per-call target's reference (see Floor).
 	Floor      Stat   `json:"floor"`
 	FloorError string `json:"floor_error,omitempty"`
+	// RawFloor is the same round trip with raw blocking system calls on
+	// locked threads: the kernel's share alone (see RawFloor).
+	RawFloor      Stat   `json:"raw_floor"`
+	RawFloorError string `json:"raw_floor_error,omitempty"`
 
 	Systems []SystemResult `json:"systems"`
 
@@ -134,12 +139,16 @@ func (r *Report) rows() []Row {
 	for _, sys := range r.systemsHostFirst() {
 		rows = append(rows, r.scenarioRows(sys)...)
 	}
-	if r.FloorError != "" {
-		rows = append(rows, Row{Item: "physical floor (pipe round trip)", Ours: "—", Verdict: problem(r.FloorError)})
-	} else {
-		rows = append(rows, Row{Item: "physical floor (pipe round trip)", Ours: usPair(r.Floor), Verdict: verdictInfo})
-	}
+	rows = append(rows, floorRow("pipe floor, Go I/O (the per-call reference)", r.Floor, r.FloorError),
+		floorRow("pipe floor, raw system calls", r.RawFloor, r.RawFloorError))
 	return append(rows, r.memoryRows()...)
+}
+
+func floorRow(item string, s Stat, errMsg string) Row {
+	if errMsg != "" {
+		return Row{Item: item, Ours: "—", Verdict: problem(errMsg)}
+	}
+	return Row{Item: item, Ours: usPair(s), Verdict: verdictInfo}
 }
 
 func (r *Report) systemsHostFirst() []SystemResult {
@@ -198,6 +207,10 @@ func (r *Report) scenarioRows(sys SystemResult) []Row {
 			row.Verdict = verdictNoData + " (no floor)"
 		}
 		rows = append(rows, row)
+		if r.RawFloorError == "" && r.RawFloor.P50 > 0 {
+			rows = append(rows, Row{Item: "  against the raw floor", System: sys.Name, Ours: fmt.Sprintf("%.1f µs", perCall),
+				Ratio: perCall / (r.RawFloor.P50 * 1000), Target: "(× raw floor)", Verdict: verdictInfo})
+		}
 		if ipc, ok := r.ipcShare(sys, perCall); ok {
 			rows = append(rows, ipc)
 		}

@@ -187,6 +187,23 @@ func TestUnhandledRejectionFailsCell(t *testing.T) {
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 }
 
+// A rejection deep inside a runaway recursion runs the rejection hook
+// with no stack left; what the hook throws must not outlive the script
+// (the isolate stays locked between cells, so nothing clears it for us).
+func TestRunawayAsyncRecursionIsDescribedAndTheIsolateServesOn(t *testing.T) {
+	rt := New(Config{IdleIsolates: 1})
+	t.Cleanup(rt.Close)
+	for range 2 {
+		res := run(t, rt, "async function f() { await f() }\nawait f()")
+		require.Equal(t, protocol.StatusFailed, res.Status)
+		assert.Equal(t, "RangeError", res.Error.Name)
+		assert.Equal(t, "Maximum call stack size exceeded", res.Error.Message)
+		res = run(t, rt, "function g(n) { return n ? g(n - 1) : 'deep' }\nreturn g(5000)")
+		require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+		assert.Equal(t, []string{"deep"}, texts(res))
+	}
+}
+
 func TestTimeoutStopsRunawayCodeAndRuntimeKeepsServing(t *testing.T) {
 	rt := newRuntime(t)
 	for _, src := range []string{"while (true) {}", "for (;;) { await null; }", "await tools.never({})"} {

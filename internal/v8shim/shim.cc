@@ -96,6 +96,17 @@ class Context {
   Local<Object> Global();
 };
 
+// TryCatch: constructed on the stack (V8 compares its address with JS
+// frames); the fields are opaque and the buffer is larger than the class.
+class TryCatch {
+ public:
+  explicit TryCatch(Isolate* isolate);
+  ~TryCatch();
+
+ private:
+  void* fields_[32];
+};
+
 class Value {
  public:
   bool IsFunction() const;
@@ -153,6 +164,11 @@ void OnPromiseReject(v8::PromiseRejectMessage msg) {
   // handler was added later, and the reason otherwise. The hook tells the
   // two cases apart by arity of a third argument: see prelude.js.
   v8::Local<v8::Function> fn{(v8::Function*)hook.val_};
+  // The hook may throw (a rejection deep in a runaway recursion overflows
+  // the stack again in it). Without a TryCatch that exception would be
+  // scheduled on the isolate and rethrown by the next call into V8 made
+  // from Go, long after the script ended.
+  v8::TryCatch try_catch(iso);
   if (handled) {
     fn->Call(ctx, args[0], 1, args);
   } else {

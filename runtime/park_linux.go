@@ -17,13 +17,15 @@ import (
 // The sleeping thread keeps its P while it is in the system call, so the
 // host runs with a few spare Ps (see reserveProcs).
 type parker struct {
-	state atomic.Uint32 // parkRunning, parkSleeping or parkNotified
+	state atomic.Uint32 // parkRunning, parkSleeping, parkPolling or parkNotified
+	efd   atomic.Int32  // the eventfd a parkPolling owner polls
 }
 
 const (
 	parkRunning uint32 = iota
 	parkSleeping
 	parkNotified
+	parkPolling
 )
 
 const (
@@ -34,10 +36,61 @@ const (
 // unpark wakes the thread in park, or makes its next park return at once.
 // Safe from any goroutine.
 func (p *parker) unpark() {
-	if p.state.Swap(parkNotified) == parkSleeping {
+	switch p.state.Swap(parkNotified) {
+	case parkSleeping:
 		syscall.Syscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(&p.state)), futexWakePrivate, 1, 0, 0, 0)
+	case parkPolling:
+		one := [8]byte{1}
+		syscall.Write(int(p.efd.Load()), one[:])
 	}
 }
+
+// pollPark sleeps like park, but in ppoll on fd too, and reports whether
+// fd became readable (or hung up). efd is an eventfd from newEventFd that
+// unpark writes to while the owner polls; it may stay readable after a
+// late unpark, which only makes a later pollPark return early. Owner only.
+func (p *parker) pollPark(d time.Duration, fd, efd int) (readable bool) {
+	p.efd.Store(int32(efd))
+	if !p.state.CompareAndSwap(parkRunning, parkPolling) {
+		p.state.Store(parkRunning) // notified while running
+		return false
+	}
+	fds := [2]pollFd{{fd: int32(fd), events: pollIn}, {fd: int32(efd), events: pollIn}}
+	var ts *syscall.Timespec
+	if d >= 0 {
+		t := syscall.NsecToTimespec(int64(d))
+		ts = &t
+	}
+	syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), 2, uintptr(unsafe.Pointer(ts)), 0, 0, 0)
+	p.state.Store(parkRunning)
+	if fds[1].revents != 0 {
+		var b [8]byte
+		syscall.Read(efd, b[:]) // reset the counter; non-blocking
+	}
+	return fds[0].revents != 0
+}
+
+// pollFd is struct pollfd.
+type pollFd struct {
+	fd      int32
+	events  int16
+	revents int16
+}
+
+const pollIn = 0x1
+
+// newInputWaiter returns a waiter on in, or nil when no eventfd can be
+// had (the loops then park as usual).
+func newInputWaiter(in Input) *inputWaiter {
+	const efdCloexec, efdNonblock = 0x80000, 0x800
+	efd, _, errno := syscall.RawSyscall(syscall.SYS_EVENTFD2, 0, efdCloexec|efdNonblock, 0)
+	if errno != 0 {
+		return nil
+	}
+	return &inputWaiter{in: in, efd: int(efd)}
+}
+
+func (iw *inputWaiter) close() { syscall.Close(iw.efd) }
 
 // park sleeps until unpark is called or d has passed (d < 0: no limit).
 // It may return early; callers re-check their state. Owner only.

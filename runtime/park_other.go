@@ -41,3 +41,11 @@ func (p *parker) park(d time.Duration) {
 	case <-t.C:
 	}
 }
+
+// pollPark is never called here: newInputWaiter returns nil.
+func (p *parker) pollPark(d time.Duration, fd, efd int) bool { return false }
+
+// newInputWaiter returns nil: only Linux loops poll the input.
+func newInputWaiter(Input) *inputWaiter { return nil }
+
+func (iw *inputWaiter) close() {}

@@ -185,7 +185,9 @@ func (r *cellRun) loop(main *v8.Promise) Result {
 		if hasTimer {
 			d = max(0, time.Until(due))
 		}
-		r.c.mb.wait(d)
+		if !r.waitInput(d) {
+			r.c.mb.wait(d)
+		}
 		r.turn()
 		buf = r.c.mb.take(buf)
 		for i, f := range buf {

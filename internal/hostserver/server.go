@@ -49,6 +49,9 @@ type Config struct {
 	// second). The host process should then exit non-zero so its parent
 	// starts a new one. Unset: the runtime's OnStuck (default: log).
 	OnStuck func(session, cell string, reason protocol.ErrorInfo)
+	// OnReady, when set, is called once after a successful handshake, on
+	// the reader's goroutine: the runtime is up and its first isolate warm.
+	OnReady func()
 	// OnShutdown, when set, is called once when the parent sends shutdown
 	// (not at end of input), on the reader goroutine. It must not block.
 	OnShutdown func()
@@ -267,6 +270,9 @@ func (s *server) greet(fr *protocol.FrameReader, h *protocol.Hello) error {
 	s.out.SetMaxFrame(int(frameCap))
 	fr.SetMaxFrame(int(frameCap))
 	s.log.Info("handshake done", "client", h.Client, "version", version, "capabilities", s.caps, "frame_bytes", frameCap)
+	if s.cfg.OnReady != nil {
+		s.cfg.OnReady()
+	}
 	return nil
 }
 

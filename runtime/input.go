@@ -1,6 +1,9 @@
 package runtime
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // Input is the process's input, for a loop to wait on itself (see
 // Config.Input). inpipe.Input implements it.
@@ -21,6 +24,9 @@ type Input interface {
 type inputWaiter struct {
 	in  Input
 	efd int // eventfd that wakes the polling loop (see parker)
+
+	mu     sync.RWMutex // closed and efd's life
+	closed bool
 }
 
 // waitInput waits like mb.wait, but also for the runtime's Input, and
@@ -34,6 +40,6 @@ func (r *cellRun) waitInput(d time.Duration) bool {
 	if iw == nil || r.inflight == 0 || !iw.in.Hold() {
 		return false
 	}
-	iw.in.Release(r.c.mb.park.pollPark(d, iw.in.Fd(), iw.efd))
+	iw.in.Release(r.c.mb.park.pollPark(d, iw))
 	return true
 }

@@ -17,8 +17,8 @@ import (
 // The sleeping thread keeps its P while it is in the system call, so the
 // host runs with a few spare Ps (see reserveProcs).
 type parker struct {
-	state atomic.Uint32 // parkRunning, parkSleeping, parkPolling or parkNotified
-	efd   atomic.Int32  // the eventfd a parkPolling owner polls
+	state atomic.Uint32               // parkRunning, parkSleeping, parkPolling or parkNotified
+	iw    atomic.Pointer[inputWaiter] // whose eventfd a parkPolling owner polls
 }
 
 const (
@@ -40,22 +40,22 @@ func (p *parker) unpark() {
 	case parkSleeping:
 		syscall.Syscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(&p.state)), futexWakePrivate, 1, 0, 0, 0)
 	case parkPolling:
-		one := [8]byte{1}
-		syscall.Write(int(p.efd.Load()), one[:])
+		p.iw.Load().wake()
 	}
 }
 
-// pollPark sleeps like park, but in ppoll on fd too, and reports whether
-// fd became readable (or hung up). efd is an eventfd from newEventFd that
-// unpark writes to while the owner polls; it may stay readable after a
-// late unpark, which only makes a later pollPark return early. Owner only.
-func (p *parker) pollPark(d time.Duration, fd, efd int) (readable bool) {
-	p.efd.Store(int32(efd))
+// pollPark sleeps like park, but in ppoll on iw's input too, and reports
+// whether the input became readable (or hung up). While the owner polls,
+// unpark wakes it through iw's eventfd, which may stay readable after a
+// late unpark: that only makes a later pollPark return early. Owner only.
+func (p *parker) pollPark(d time.Duration, iw *inputWaiter) (readable bool) {
+	p.iw.Store(iw)
 	if !p.state.CompareAndSwap(parkRunning, parkPolling) {
 		p.state.Store(parkRunning) // notified while running
 		return false
 	}
-	fds := [2]pollFd{{fd: int32(fd), events: pollIn}, {fd: int32(efd), events: pollIn}}
+	efd := iw.efd
+	fds := [2]pollFd{{fd: int32(iw.in.Fd()), events: pollIn}, {fd: int32(efd), events: pollIn}}
 	var ts *syscall.Timespec
 	if d >= 0 {
 		t := syscall.NsecToTimespec(int64(d))
@@ -90,7 +90,26 @@ func newInputWaiter(in Input) *inputWaiter {
 	return &inputWaiter{in: in, efd: int(efd)}
 }
 
-func (iw *inputWaiter) close() { syscall.Close(iw.efd) }
+// wake makes the eventfd readable, unless the runtime closed it. Safe
+// from any goroutine.
+func (iw *inputWaiter) wake() {
+	iw.mu.RLock()
+	if !iw.closed {
+		one := [8]byte{1}
+		syscall.Write(iw.efd, one[:])
+	}
+	iw.mu.RUnlock()
+}
+
+// close closes the eventfd; a late wake (an unpark that saw the poll just
+// before the runtime closed) then writes nowhere instead of to whatever
+// file reuses the descriptor.
+func (iw *inputWaiter) close() {
+	iw.mu.Lock()
+	iw.closed = true
+	syscall.Close(iw.efd)
+	iw.mu.Unlock()
+}
 
 // park sleeps until unpark is called or d has passed (d < 0: no limit).
 // It may return early; callers re-check their state. Owner only.

@@ -43,7 +43,7 @@ func (p *parker) park(d time.Duration) {
 }
 
 // pollPark is never called here: newInputWaiter returns nil.
-func (p *parker) pollPark(d time.Duration, fd, efd int) bool { return false }
+func (p *parker) pollPark(d time.Duration, iw *inputWaiter) bool { return false }
 
 // newInputWaiter returns nil: only Linux loops poll the input.
 func newInputWaiter(Input) *inputWaiter { return nil }

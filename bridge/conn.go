@@ -390,7 +390,7 @@ func (c *Conn) startToolCall(m *protocol.ToolCallRequest) {
 		switch {
 		case err != nil:
 			res.Error = toolError(err, m.ToolCall)
-		case len(value) > 0 && !json.Valid(value):
+		case len(value) > 0 && !protocol.ValidJSON(value):
 			res.Error = &protocol.ToolError{Code: protocol.CodeInternal, Tool: m.QualifiedName(),
 				Message: "the tool returned invalid JSON; fix the tool's executor"}
 		default:

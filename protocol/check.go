@@ -70,7 +70,7 @@ func needCell(session, cell string) error {
 
 // checkJSON accepts an absent value or, when on, valid JSON text.
 func checkJSON(on bool, field string, v json.RawMessage) error {
-	if on && len(v) != 0 && !json.Valid(v) {
+	if on && len(v) != 0 && !ValidJSON(v) {
 		return badField(field, "not valid JSON text")
 	}
 	return nil

@@ -21,7 +21,7 @@ type cell struct {
 	stream  bool
 	start   time.Time
 	calls   atomic.Int64 // tool calls started
-	burst   int          // tool calls started in the current JS turn; loop only
+	burst   int          // frames sent in the current JS turn; loop only
 
 	ended  chan struct{} // closed when the runtime cell has ended
 	closed chan struct{} // closed after cell.closed was sent
@@ -96,7 +96,9 @@ func (c *cell) terminate() {
 // isolate's loop goroutine and never blocks: Send only queues.
 func (c *cell) onItem(it protocol.Item) {
 	if c.stream {
-		c.srv.send(&protocol.Output{Session: c.session, Cell: c.id, Items: []protocol.Item{it}})
+		if err := c.turnSend()(&protocol.Output{Session: c.session, Cell: c.id, Items: []protocol.Item{it}}); err != nil {
+			c.srv.log.Debug("output not streamed", "cell", c.id, "error", err)
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

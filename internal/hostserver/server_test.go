@@ -3,6 +3,7 @@ package hostserver
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"sync/atomic"
@@ -314,6 +315,19 @@ func TestStreamSendsOutputBeforeResult(t *testing.T) {
 	assert.Equal(t, "b", expect[*protocol.Output](p).Items[0].Text)
 	res := expect[*protocol.CellResult](p)
 	assert.Len(t, res.Items, 2)
+}
+
+func TestStreamedOutputOfATurnLeavesInFewWritesAndBeforeTheResult(t *testing.T) {
+	p, out := startCountingHost(t)
+	before := out.tries.Load()
+	p.exec(&protocol.Exec{Session: "s1", Stream: true, Source: `for (let i = 0; i < 300; i++) console.log("line", i); return "done"`})
+	for i := range 300 {
+		assert.Equal(t, fmt.Sprintf("line %d", i), expect[*protocol.Output](p).Items[0].Text)
+	}
+	res := expect[*protocol.CellResult](p)
+	assert.Equal(t, "done", res.Items[len(res.Items)-1].Text)
+	// exec.started and the first line, maybe the result: not one write per line.
+	assert.LessOrEqual(t, out.tries.Load()-before, int64(3), "the loop wrote the turn's lines one by one")
 }
 
 func TestYieldThenWaitReturnsOnlyNewOutput(t *testing.T) {

@@ -76,16 +76,21 @@ func (c *cell) CallTool(ctx context.Context, call protocol.ToolCall) (json.RawMe
 // terminated) it sends tool.cancelled and done gets ctx's error. Called on
 // the cell's loop goroutine; it never blocks.
 //
-// The first call of a JS turn leaves from the loop at once; the rest of a
-// burst (Promise.all) piles up for the writer goroutine, which sends it in
-// a few writes instead of one per call.
+// The call leaves as turnSend says.
 func (c *cell) StartToolCall(ctx context.Context, call protocol.ToolCall, done func(json.RawMessage, error)) {
+	c.startCall(ctx, call, c.turnSend(), done)
+}
+
+// turnSend returns how the loop sends its next frame: the first frame of a
+// JS turn leaves from the loop at once; the rest of a burst (Promise.all,
+// console output in a loop) piles up for the writer goroutine, which sends
+// it in a few writes instead of one per frame. Loop only.
+func (c *cell) turnSend() func(protocol.Message) error {
 	c.burst++
-	send := c.srv.out.Send
 	if c.burst > 1 {
-		send = c.srv.out.Queue
+		return c.srv.out.Queue
 	}
-	c.startCall(ctx, call, send, done)
+	return c.srv.out.Send
 }
 
 // startCall sends call with send and arranges for done to get its answer.

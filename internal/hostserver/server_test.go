@@ -326,8 +326,9 @@ func TestStreamedOutputOfATurnLeavesInFewWritesAndBeforeTheResult(t *testing.T) 
 	}
 	res := expect[*protocol.CellResult](p)
 	assert.Equal(t, "done", res.Items[len(res.Items)-1].Text)
-	// exec.started and the first line, maybe the result: not one write per line.
-	assert.LessOrEqual(t, out.tries.Load()-before, int64(3), "the loop wrote the turn's lines one by one")
+	// exec.started, the first line, cell.result, cell.closed: a handful
+	// of writes from the loop, not one per line.
+	assert.LessOrEqual(t, out.tries.Load()-before, int64(8), "the loop wrote the turn's lines one by one")
 }
 
 func TestYieldThenWaitReturnsOnlyNewOutput(t *testing.T) {

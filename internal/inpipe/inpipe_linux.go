@@ -2,11 +2,11 @@ package inpipe
 
 import (
 	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
 
+	"github.com/codemode-host/codemode-host/internal/nbpipe"
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
@@ -34,12 +34,8 @@ type Input struct {
 // (a file, a terminal or a socket) or cannot be reopened: read f with a
 // FrameReader then.
 func Open(f *os.File) *Input {
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
-		return nil
-	}
-	fd, err := syscall.Open("/proc/self/fd/"+strconv.Itoa(int(f.Fd())), syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
+	fd, ok := nbpipe.Reopen(f, syscall.O_RDONLY)
+	if !ok {
 		return nil
 	}
 	nf := os.NewFile(uintptr(fd), f.Name())

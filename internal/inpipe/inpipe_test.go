@@ -53,6 +53,18 @@ func (c *collector) handle(f []byte) {
 	c.mu.Unlock()
 }
 
+// started opens an Input on a new pipe and starts it with frames capped at
+// maxFrame, handled by a collector; w is the parent's end.
+func started(t *testing.T, maxFrame int) (*Input, *os.File, *collector) {
+	r, w := pipe(t)
+	in := Open(r)
+	require.NotNil(t, in)
+	t.Cleanup(func() { in.Close() })
+	c := &collector{}
+	in.Start(nil, maxFrame, c.handle)
+	return in, w, c
+}
+
 func (c *collector) count() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -103,12 +115,7 @@ func TestHandshakeThenFramesInOrderWithPendingBytes(t *testing.T) {
 }
 
 func TestConcurrentPumpersHandleEveryFrameOnceInOrder(t *testing.T) {
-	r, w := pipe(t)
-	in := Open(r)
-	require.NotNil(t, in)
-	defer in.Close()
-	c := &collector{}
-	in.Start(nil, 0, c.handle)
+	in, w, c := started(t, 0)
 	const n = 3000
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -142,12 +149,7 @@ func TestConcurrentPumpersHandleEveryFrameOnceInOrder(t *testing.T) {
 }
 
 func TestHoldLeavesInputToTheHolderAndReleaseReadsIt(t *testing.T) {
-	r, w := pipe(t)
-	in := Open(r)
-	require.NotNil(t, in)
-	defer in.Close()
-	c := &collector{}
-	in.Start(nil, 0, c.handle)
+	in, w, c := started(t, 0)
 
 	require.True(t, in.Hold())
 	assert.False(t, in.Hold(), "one holder at a time")
@@ -173,12 +175,7 @@ func TestBrokenFramingEndsTheInput(t *testing.T) {
 		"cut inside a body": {frame("abcdef")[:7], protocol.ErrCodeBadFrame},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r, w := pipe(t)
-			in := Open(r)
-			require.NotNil(t, in)
-			defer in.Close()
-			c := &collector{}
-			in.Start(nil, 1<<20, c.handle)
+			in, w, c := started(t, 1<<20)
 			_, err := w.Write(append(frame("ok"), tc.data...))
 			require.NoError(t, err)
 			w.Close()

@@ -87,8 +87,9 @@ func (in *Input) Fd() int { return in.fd }
 // Hold makes the caller the reader of what arrives until Release: the
 // watcher, woken by the same input, leaves it alone, so the holder (a loop
 // polling Fd) is not raced to its own tool results. False when another
-// caller holds the input.
-func (in *Input) Hold() bool { return in.held.CompareAndSwap(false, true) }
+// caller holds the input, or when it has ended (a pipe at its end polls
+// readable for ever).
+func (in *Input) Hold() bool { return !in.ended() && in.held.CompareAndSwap(false, true) }
 
 // Release ends Hold and pumps when pump is true or when the watcher left
 // input to the holder meanwhile.

@@ -112,6 +112,7 @@ func TestHandshakeThenFramesInOrderWithPendingBytes(t *testing.T) {
 		t.Fatal("the end of the stream was not noticed")
 	}
 	assert.ErrorIs(t, in.Err(), io.EOF)
+	assert.False(t, in.Hold(), "nobody waits on an input that ended")
 }
 
 func TestConcurrentPumpersHandleEveryFrameOnceInOrder(t *testing.T) {

@@ -74,13 +74,16 @@ func (fr *FrameReader) ReadFrame() ([]byte, error) {
 		case n == 0 && errors.Is(err, io.EOF):
 			return nil, io.EOF
 		case errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, endedInPrefix(n)
+			return nil, &ProtocolError{Code: ErrCodeBadFrame, Message: fmt.Sprintf("stream ended inside a length prefix (%d of 4 bytes)", n), Fatal: true, Err: io.ErrUnexpectedEOF}
 		}
 		return nil, err
 	}
-	size, err := frameSize(hdr[:], fr.max)
-	if err != nil {
-		return nil, err
+	size := binary.BigEndian.Uint32(hdr[:])
+	switch {
+	case size == 0:
+		return nil, &ProtocolError{Code: ErrCodeBadFrame, Message: "zero-length frame", Fatal: true}
+	case uint64(size) > uint64(fr.max):
+		return nil, &ProtocolError{Code: ErrCodeTooLarge, Message: fmt.Sprintf("frame of %d bytes exceeds the %d-byte cap", size, fr.max), Fatal: true}
 	}
 	if cap(fr.buf) < int(size) {
 		fr.buf = make([]byte, size, max(size, 4<<10))
@@ -88,39 +91,11 @@ func (fr *FrameReader) ReadFrame() ([]byte, error) {
 	body := fr.buf[:size]
 	if n, err := io.ReadFull(fr.r, body); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, endedInFrame(n, size)
+			return nil, &ProtocolError{Code: ErrCodeBadFrame, Message: fmt.Sprintf("stream ended inside a frame (%d of %d bytes)", n, size), Fatal: true, Err: io.ErrUnexpectedEOF}
 		}
 		return nil, err
 	}
 	return body, nil
-}
-
-// frameSize reads a length prefix and checks it against the cap.
-func frameSize(hdr []byte, maxFrame int) (uint32, error) {
-	size := binary.BigEndian.Uint32(hdr)
-	switch {
-	case size == 0:
-		return 0, &ProtocolError{Code: ErrCodeBadFrame, Message: "zero-length frame", Fatal: true}
-	case uint64(size) > uint64(maxFrame):
-		return 0, &ProtocolError{Code: ErrCodeTooLarge, Message: fmt.Sprintf("frame of %d bytes exceeds the %d-byte cap", size, maxFrame), Fatal: true}
-	}
-	return size, nil
-}
-
-func endedInPrefix(n int) error {
-	return &ProtocolError{Code: ErrCodeBadFrame, Message: fmt.Sprintf("stream ended inside a length prefix (%d of 4 bytes)", n), Fatal: true, Err: io.ErrUnexpectedEOF}
-}
-
-func endedInFrame(n int, size uint32) error {
-	return &ProtocolError{Code: ErrCodeBadFrame, Message: fmt.Sprintf("stream ended inside a frame (%d of %d bytes)", n, size), Fatal: true, Err: io.ErrUnexpectedEOF}
-}
-
-// Buffered returns a copy of the bytes read ahead and not yet returned as
-// frames: what a caller that takes over the stream after some frames must
-// parse first.
-func (fr *FrameReader) Buffered() []byte {
-	b, _ := fr.r.Peek(fr.r.Buffered())
-	return append([]byte(nil), b...)
 }
 
 // ReadMessage reads and decodes the next message. A Decode error is

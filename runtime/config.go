@@ -45,13 +45,6 @@ type Config struct {
 	OnStuck func(c *Cell, status protocol.Status, reason protocol.ErrorInfo)
 	// Logger receives diagnostics. Default: discard.
 	Logger hclog.Logger
-	// Input, when set, is the process's input as a loop may read it
-	// itself: a loop waiting for tool results polls Input's descriptor
-	// along with its mailbox and pumps the input on its own thread when
-	// it becomes readable, so a result does not wait for a hand-off from
-	// the reader's thread. One loop at a time does this; the others park
-	// as usual. Linux only; ignored elsewhere. Default: none.
-	Input Input
 }
 
 func (c Config) withDefaults() Config {

@@ -41,11 +41,3 @@ func (p *parker) park(d time.Duration) {
 	case <-t.C:
 	}
 }
-
-// pollPark is never called here: newInputWaiter returns nil.
-func (p *parker) pollPark(d time.Duration, iw *inputWaiter) bool { return false }
-
-// newInputWaiter returns nil: only Linux loops poll the input.
-func newInputWaiter(Input) *inputWaiter { return nil }
-
-func (iw *inputWaiter) close() {}

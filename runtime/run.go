@@ -185,9 +185,7 @@ func (r *cellRun) loop(main *v8.Promise) Result {
 		if hasTimer {
 			d = max(0, time.Until(due))
 		}
-		if !r.waitInput(d) {
-			r.c.mb.wait(d)
-		}
+		r.c.mb.wait(d)
 		r.turn()
 		buf = r.c.mb.take(buf)
 		for i, f := range buf {

@@ -23,8 +23,6 @@ type Runtime struct {
 	active  map[*Cell]struct{}
 	closed  bool
 	quit    chan struct{} // closed by Close
-
-	input *inputWaiter // nil without Config.Input
 }
 
 // setHeapFlag sets V8's heap limit once per process, before any isolate.
@@ -33,9 +31,6 @@ var setHeapFlag sync.Once
 // New starts a runtime and warms cfg.Prewarm isolates.
 func New(cfg Config) *Runtime {
 	r := &Runtime{cfg: cfg.withDefaults(), active: map[*Cell]struct{}{}, quit: make(chan struct{})}
-	if r.cfg.Input != nil {
-		r.input = newInputWaiter(r.cfg.Input)
-	}
 	setHeapFlag.Do(func() {
 		v8.SetFlags(fmt.Sprintf("--max-old-space-size=%d", r.cfg.HeapLimitMB))
 	})
@@ -166,9 +161,6 @@ func (r *Runtime) Close() {
 		close(w.jobs)
 	}
 	r.wg.Wait()
-	if r.input != nil {
-		r.input.close()
-	}
 }
 
 // spawnLocked starts a worker. Caller holds r.mu.

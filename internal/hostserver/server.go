@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sync"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	v8 "rogchap.com/v8go"
 
-	"github.com/codemode-host/codemode-host/internal/inpipe"
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/runtime"
 )
@@ -67,10 +65,6 @@ type Config struct {
 // the input's framing broke. After shutdown Serve returns without waiting
 // for its reader goroutine, which may still be blocked reading r: close r
 // to release it. Call Serve from any goroutine; it blocks until the end.
-//
-// When r is an *os.File on a pipe (Linux), Serve reads it through a second,
-// non-blocking file description (inpipe), and a loop waiting for tool
-// results reads it on its own thread; r itself is then no longer read.
 func Serve(r io.Reader, w io.Writer, cfg Config) error {
 	s := newServer(w, cfg)
 	err := s.serve(r)
@@ -88,7 +82,6 @@ type server struct {
 	rt     *runtime.Runtime // created once the handshake succeeds
 	limits protocol.Limits  // host limits, defaults filled in
 	caps   []string         // negotiated capabilities, set by the reader before any cell exists
-	in     *inpipe.Input    // the input when it is a pipe a loop may pump, else nil
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -156,27 +149,12 @@ func (s *server) replyError(id uint64, t string, code protocol.ErrorCode, format
 // serve runs the handshake and the read loop. It returns when the input
 // ends or a shutdown has drained.
 func (s *server) serve(r io.Reader) error {
-	if f, ok := r.(*os.File); ok {
-		if in := inpipe.Open(f); in != nil {
-			s.in = in
-			r = in
-			s.cfg.Runtime.Input = in
-		}
-	}
 	fr := protocol.NewFrameReader(r, protocol.DefaultMaxFrame)
 	if err := s.handshake(fr); err != nil {
 		return err
 	}
 	readErr := make(chan error, 1)
-	if s.in != nil {
-		s.in.Start(fr.Buffered(), fr.MaxFrame(), s.handleFrame)
-		go func() {
-			<-s.in.Done()
-			readErr <- s.inputEnded(s.in.Err())
-		}()
-	} else {
-		go func() { readErr <- s.readLoop(fr) }()
-	}
+	go func() { readErr <- s.readLoop(fr) }()
 	select {
 	case err := <-readErr:
 		return err
@@ -196,9 +174,6 @@ func (s *server) stop() {
 	}
 	if c, ok := s.w.(io.Closer); ok {
 		_ = c.Close()
-	}
-	if s.in != nil {
-		_ = s.in.Close() // after rt.Close: no loop polls it any more
 	}
 }
 
@@ -292,31 +267,19 @@ func (s *server) readLoop(fr *protocol.FrameReader) error {
 	for {
 		frame, err := fr.ReadFrame()
 		if err != nil {
-			return s.inputEnded(err)
+			if errors.Is(err, io.EOF) {
+				s.log.Info("input ended; stopping")
+				return nil
+			}
+			return s.fatal(err)
 		}
-		s.handleFrame(frame)
+		m, err := protocol.Decode(frame)
+		if err != nil {
+			s.badMessage(err)
+			continue
+		}
+		s.dispatch(m)
 	}
-}
-
-// inputEnded is Serve's answer to the input's end: nil at a clean end of
-// stream, the fatal error otherwise.
-func (s *server) inputEnded(err error) error {
-	if errors.Is(err, io.EOF) {
-		s.log.Info("input ended; stopping")
-		return nil
-	}
-	return s.fatal(err)
-}
-
-// handleFrame decodes and dispatches one frame. Called in stream order by
-// whoever reads the input: the reader goroutine, or a loop pumping it.
-func (s *server) handleFrame(frame []byte) {
-	m, err := protocol.Decode(frame)
-	if err != nil {
-		s.badMessage(err)
-		return
-	}
-	s.dispatch(m)
 }
 
 // badMessage answers a frame that did not decode.
@@ -339,8 +302,8 @@ func (s *server) badMessage(err error) {
 	}
 }
 
-// dispatch handles one decoded message, in stream order: on the reader
-// goroutine, or on a loop pumping the input. It never blocks on a cell.
+// dispatch handles one decoded message. Reader goroutine only; it never
+// blocks on a cell.
 func (s *server) dispatch(m protocol.Message) {
 	if protocol.SentBy(m.Type())&protocol.FromParent == 0 {
 		if req, ok := m.(protocol.Request); ok {

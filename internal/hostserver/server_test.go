@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,13 +15,11 @@ import (
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
-// parent is a test parent connected to a Serve: real framing, a real
-// runtime, real V8. The host reads an OS pipe, as a host process does (so
-// its loops read their tool results themselves), unless the test asks for
-// an io.Pipe (the reader goroutine's path for input that is not a pipe).
+// parent is a test parent connected to a Serve over two io.Pipes: real
+// framing, a real runtime, real V8.
 type parent struct {
 	t      *testing.T
-	in     io.WriteCloser // parent → host
+	in     *io.PipeWriter // parent → host
 	out    *protocol.Sender
 	frames chan protocol.Message
 	done   chan error // Serve's result
@@ -38,20 +35,7 @@ func startHost(t *testing.T, cfg Config) *parent {
 // (nil: not wrapped).
 func startHostWriting(t *testing.T, cfg Config, wrap func(io.Writer) io.Writer) *parent {
 	t.Helper()
-	hostIn, parentOut, err := os.Pipe()
-	require.NoError(t, err)
-	return startHostOn(t, cfg, wrap, hostIn, parentOut)
-}
-
-// startHostOnIOPipe is startHost with the host reading an io.Pipe.
-func startHostOnIOPipe(t *testing.T, cfg Config) *parent {
-	t.Helper()
 	hostIn, parentOut := io.Pipe()
-	return startHostOn(t, cfg, nil, hostIn, parentOut)
-}
-
-func startHostOn(t *testing.T, cfg Config, wrap func(io.Writer) io.Writer, hostIn io.ReadCloser, parentOut io.WriteCloser) *parent {
-	t.Helper()
 	parentIn, pipeOut := io.Pipe()
 	var hostOut io.Writer = pipeOut
 	if wrap != nil {
@@ -184,18 +168,8 @@ func TestPingPong(t *testing.T) {
 	assert.Equal(t, uint64(42), expect[*protocol.Pong](p).ID)
 }
 
-// transports are the two ways Serve reads its input: an OS pipe (loops
-// read their own tool results) and any other reader (the reader goroutine
-// reads everything).
-var transports = map[string]func(*testing.T, Config) *parent{"os pipe": startHost, "io.Pipe": startHostOnIOPipe}
-
 func TestExecCallsToolAndCompletes(t *testing.T) {
-	for name, start := range transports {
-		t.Run(name, func(t *testing.T) { testExecCallsToolAndCompletes(t, start(t, Config{})) })
-	}
-}
-
-func testExecCallsToolAndCompletes(t *testing.T, p *parent) {
+	p := startHost(t, Config{})
 	p.handshake()
 	p.openSession("s1")
 	execID, cellID := p.exec(&protocol.Exec{Session: "s1", Tools: []protocol.ToolDef{echoTool},
@@ -525,12 +499,7 @@ func TestBadMessageGetsErrorAndConnectionSurvives(t *testing.T) {
 }
 
 func TestBrokenFramingClosesTheConnection(t *testing.T) {
-	for name, start := range transports {
-		t.Run(name, func(t *testing.T) { testBrokenFramingClosesTheConnection(t, start(t, Config{})) })
-	}
-}
-
-func testBrokenFramingClosesTheConnection(t *testing.T, p *parent) {
+	p := startHost(t, Config{})
 	p.handshake()
 	_, err := p.in.Write([]byte{0, 0, 0, 0})
 	require.NoError(t, err)

@@ -23,27 +23,15 @@ type Writer struct {
 // blocking, so a descriptor shared with other processes (an inherited
 // standard output, say) is not changed under them.
 func Wrap(f *os.File) io.WriteCloser {
-	nb, ok := Reopen(f, syscall.O_WRONLY)
-	if !ok {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+		return f
+	}
+	nb, err := syscall.Open("/proc/self/fd/"+strconv.Itoa(int(f.Fd())), syscall.O_WRONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
 		return f
 	}
 	return &Writer{f: f, nb: nb}
-}
-
-// Reopen opens the pipe f is an end of once more, through /proc/self/fd,
-// as its own open file description with mode (O_RDONLY or O_WRONLY) and
-// O_NONBLOCK, and returns the new descriptor. f's description keeps its
-// blocking mode. ok is false when f is not a pipe or cannot be reopened.
-func Reopen(f *os.File, mode int) (fd int, ok bool) {
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
-		return -1, false
-	}
-	fd, err := syscall.Open("/proc/self/fd/"+strconv.Itoa(int(f.Fd())), mode|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, false
-	}
-	return fd, true
 }
 
 // Write writes p, blocking until the pipe has taken all of it.

@@ -48,7 +48,8 @@ type Config struct {
 	// starts a new one. Unset: the runtime's OnStuck (default: log).
 	OnStuck func(session, cell string, reason protocol.ErrorInfo)
 	// OnReady, when set, is called once after a successful handshake, on
-	// the reader's goroutine: the runtime is up and its first isolate warm.
+	// Serve's goroutine before it reads on: the runtime is up and its
+	// first isolate warm.
 	OnReady func()
 	// OnShutdown, when set, is called once when the parent sends shutdown
 	// (not at end of input), on the reader goroutine. It must not block.

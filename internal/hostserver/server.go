@@ -49,7 +49,7 @@ type Config struct {
 	OnStuck func(session, cell string, reason protocol.ErrorInfo)
 	// OnReady, when set, is called once after a successful handshake, on
 	// Serve's goroutine before it reads on: the runtime is up and its
-	// first isolate warm.
+	// first isolate warm. It must not block.
 	OnReady func()
 	// OnShutdown, when set, is called once when the parent sends shutdown
 	// (not at end of input), on the reader goroutine. It must not block.

@@ -380,10 +380,10 @@ func dash(s string) string {
 }
 
 // Incomplete reports whether a part that was asked for could not run: a
-// system, the peer, the floor or the memory measurements.
+// system, the peer, a floor or the memory measurements.
 func (r *Report) Incomplete() bool {
 	failed := func(msg string) bool { return msg != "" && !strings.HasPrefix(msg, notRun) }
-	if failed(r.PeerError) || failed(r.FloorError) {
+	if failed(r.PeerError) || failed(r.FloorError) || failed(r.RawFloorError) {
 		return true
 	}
 	for _, s := range r.Systems {

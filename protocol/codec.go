@@ -47,8 +47,9 @@ var encoders = sync.Pool{New: func() any {
 }}
 
 // appendBody encodes m as a map with "t" as its first key: msgpack
-// encodes the struct as a map of N fields, and appendBody rewrites the map
-// header to N+1 and puts the tag entry in front.
+// encodes the struct as a map of N fields, and appendReflected rewrites the
+// map header to N+1 and puts the tag entry in front. The tool-call messages
+// have hand encoders writing the same bytes (fastpath.go).
 func appendBody(dst []byte, m Message) ([]byte, error) {
 	if m == nil {
 		return dst, errorf(ErrCodeBadField, "cannot encode a nil message")
@@ -56,6 +57,15 @@ func appendBody(dst []byte, m Message) ([]byte, error) {
 	if err := m.check(false); err != nil {
 		return dst, withEnvelope(err, m.Type(), idOf(m))
 	}
+	if out, ok := appendFastBody(dst, m); ok {
+		return out, nil
+	}
+	return appendReflected(dst, m)
+}
+
+// appendReflected is appendBody's encoder for every message: msgpack by
+// reflection.
+func appendReflected(dst []byte, m Message) ([]byte, error) {
 	st := encoders.Get().(*encoderState)
 	defer func() {
 		if st.buf.Cap() <= 64<<10 {
@@ -151,8 +161,10 @@ func Decode(frame []byte) (Message, error) {
 		return nil, &ProtocolError{Code: ErrCodeUnknownType, Message: fmt.Sprintf("unknown message type %q", tag), Type: tag, ID: env.id}
 	}
 	m := newMsg()
-	if err := decodeInto(frame, m); err != nil {
-		return nil, &ProtocolError{Code: ErrCodeBadField, Message: "wrong field type: " + err.Error(), Type: tag, ID: env.id, Err: err}
+	if !decodeFast(frame, m) {
+		if err := decodeInto(frame, m); err != nil {
+			return nil, &ProtocolError{Code: ErrCodeBadField, Message: "wrong field type: " + err.Error(), Type: tag, ID: env.id, Err: err}
+		}
 	}
 	if err := m.check(true); err != nil {
 		return nil, withEnvelope(err, tag, env.id)

@@ -111,6 +111,8 @@ type Conn struct {
 	pending map[uint64]*request
 	cells   map[cellKey]func(Event)
 	calls   map[uint64]*toolCall
+
+	rd readerRole
 }
 
 type cellKey struct{ session, cell string }
@@ -163,7 +165,8 @@ func NewConn(r io.Reader, w io.Writer, cfg ConnConfig) (*Conn, error) {
 		_ = c.out.Close()
 		return nil, err
 	}
-	go c.readLoop(fr)
+	c.rd.fr = fr
+	go c.readLoop()
 	return c, nil
 }
 
@@ -230,29 +233,6 @@ func (c *Conn) died(err error) error {
 	return &HostDiedError{Err: err}
 }
 
-// readLoop dispatches frames until the stream ends, then fails everything
-// pending.
-func (c *Conn) readLoop(fr *protocol.FrameReader) {
-	var err error
-	for {
-		var m protocol.Message
-		m, err = fr.ReadMessage()
-		if err != nil {
-			if protocol.IsFatal(err) || errors.Is(err, io.EOF) {
-				break
-			}
-			c.log.Warn("bad frame from the host", "error", err)
-			continue
-		}
-		c.dispatch(m)
-	}
-	if c.closing.Load() && !protocol.IsFatal(err) {
-		c.shutdown(ErrClosed)
-		return
-	}
-	c.shutdown(c.died(err))
-}
-
 // shutdown marks the connection dead with err and fails what is pending.
 func (c *Conn) shutdown(err error) {
 	c.mu.Lock()
@@ -284,8 +264,6 @@ func (c *Conn) shutdown(err error) {
 // dispatch routes one message. Reader goroutine only.
 func (c *Conn) dispatch(m protocol.Message) {
 	switch m := m.(type) {
-	case *protocol.ToolCallRequest:
-		c.startToolCall(m)
 	case *protocol.ToolCancelled:
 		c.mu.Lock()
 		tc := c.calls[m.ID]
@@ -369,39 +347,51 @@ func (c *Conn) send(m protocol.Message) {
 	}
 }
 
-// startToolCall runs one tool call on its own goroutine and answers it,
-// unless the host cancelled it meanwhile.
-func (c *Conn) startToolCall(m *protocol.ToolCallRequest) {
+// startToolCall answers one tool call: on its own goroutine, or inline on
+// the reader's when alone is set and no other call runs (see reader.go).
+// It reports whether the calling goroutine still holds the reader role.
+func (c *Conn) startToolCall(m *protocol.ToolCallRequest, alone bool) bool {
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.mu.Lock()
+	inline := alone && len(c.calls) == 0
 	c.calls[m.ID] = &toolCall{cell: cellKey{m.SessionID, m.CellID}, cancel: cancel}
 	c.mu.Unlock()
-	go func() {
-		defer cancel()
-		value, err := callSafely(ctx, c.cfg.Executor, m.ToolCall)
-		c.mu.Lock()
-		_, live := c.calls[m.ID]
-		delete(c.calls, m.ID)
-		c.mu.Unlock()
-		if !live {
-			return // cancelled: the host no longer wants it
-		}
-		res := &protocol.ToolResult{ID: m.ID}
-		switch {
-		case err != nil:
-			res.Error = toolError(err, m.ToolCall)
-		case len(value) > 0 && !protocol.ValidJSON(value):
-			res.Error = &protocol.ToolError{Code: protocol.CodeInternal, Tool: m.QualifiedName(),
-				Message: "the tool returned invalid JSON; fix the tool's executor"}
-		default:
-			res.Value = value
-		}
-		if err := c.out.SendInline(res); err != nil {
-			c.log.Warn("tool result not sent", "tool", m.QualifiedName(), "error", err)
-			c.send(&protocol.ToolResult{ID: m.ID, Error: &protocol.ToolError{Code: protocol.CodeInternal,
-				Tool: m.QualifiedName(), Message: "bridge: the tool's result could not be sent: " + err.Error()}})
-		}
-	}()
+	if !inline {
+		go c.runToolCall(ctx, cancel, m)
+		return true
+	}
+	tok := c.rd.beginInline(c)
+	c.runToolCall(ctx, cancel, m)
+	return c.rd.endInline(tok)
+}
+
+// runToolCall runs the executor and answers the call, unless the host
+// cancelled it meanwhile.
+func (c *Conn) runToolCall(ctx context.Context, cancel context.CancelFunc, m *protocol.ToolCallRequest) {
+	defer cancel()
+	value, err := callSafely(ctx, c.cfg.Executor, m.ToolCall)
+	c.mu.Lock()
+	_, live := c.calls[m.ID]
+	delete(c.calls, m.ID)
+	c.mu.Unlock()
+	if !live {
+		return // cancelled: the host no longer wants it
+	}
+	res := &protocol.ToolResult{ID: m.ID}
+	switch {
+	case err != nil:
+		res.Error = toolError(err, m.ToolCall)
+	case len(value) > 0 && !protocol.ValidJSON(value):
+		res.Error = &protocol.ToolError{Code: protocol.CodeInternal, Tool: m.QualifiedName(),
+			Message: "the tool returned invalid JSON; fix the tool's executor"}
+	default:
+		res.Value = value
+	}
+	if err := c.out.SendInline(res); err != nil {
+		c.log.Warn("tool result not sent", "tool", m.QualifiedName(), "error", err)
+		c.send(&protocol.ToolResult{ID: m.ID, Error: &protocol.ToolError{Code: protocol.CodeInternal,
+			Tool: m.QualifiedName(), Message: "bridge: the tool's result could not be sent: " + err.Error()}})
+	}
 }
 
 func callSafely(ctx context.Context, x ToolExecutor, call protocol.ToolCall) (v json.RawMessage, err error) {
@@ -441,6 +431,9 @@ func (c *Conn) start(m protocol.Request, slots int, onEvent func(Event)) (*reque
 	}
 	c.pending[m.RequestID()] = r
 	c.mu.Unlock()
+	// The reply needs a reader: when the executor itself makes this
+	// request, the reader is the goroutine now waiting for it.
+	c.rd.handOff(c)
 	if err := c.out.Send(m); err != nil {
 		c.mu.Lock()
 		delete(c.pending, m.RequestID())
@@ -613,6 +606,7 @@ func (c *Conn) Ping(ctx context.Context) error {
 // closes the writer and fails whatever is still pending with ErrClosed.
 func (c *Conn) Close(grace time.Duration) error {
 	c.closing.Store(true)
+	c.rd.handOff(c)
 	c.send(&protocol.Shutdown{GraceMS: uint64(grace.Milliseconds())})
 	select {
 	case <-c.done:

@@ -12,7 +12,11 @@
 //
 // A Conn has one reader goroutine, which dispatches replies to the
 // pending-request map and starts one goroutine per tool call, and one
-// writer goroutine (a protocol.Sender). A tool call's context is cancelled
+// writer goroutine (a protocol.Sender). A call that arrives alone (the
+// sequential `await` of a script) runs on the reader goroutine instead,
+// which spares it a goroutine start and a thread wake-up; if it runs for
+// longer than about a millisecond, or the executor makes a request on the
+// Conn, a new goroutine takes over the reading (reader.go). A tool call's context is cancelled
 // when the host sends tool.cancelled, when its cell closes and when the
 // connection ends. When the host dies, every pending request fails at once
 // with a *HostDiedError (exit status, last stderr lines); a Client then

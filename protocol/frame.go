@@ -48,6 +48,11 @@ func frameCap(n int) int {
 	return min(n, HardMaxFrame)
 }
 
+// Buffered returns how many bytes have been read from the stream but not
+// yet returned as frames: more than 0 means the peer's next frame has, at
+// least in part, already arrived.
+func (fr *FrameReader) Buffered() int { return fr.r.Buffered() }
+
 // MaxFrame returns the current cap.
 func (fr *FrameReader) MaxFrame() int { return fr.max }
 

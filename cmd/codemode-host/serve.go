@@ -79,7 +79,7 @@ func serveFrames(in io.Reader, out io.WriteCloser, limits protocol.Limits, log h
 		OnShutdown: onShutdown, OnStuck: exitStuck(log),
 		// Off the reader's path: parsing smaps takes 2-5 ms, which the
 		// first exec would otherwise wait for.
-		OnReady: func() { go func() { log.Debug("released start-up pages", "mapped_bytes", releaseStartupPages()) }() }})
+		OnReady: func() { log.Debug("released start-up pages", "mapped_bytes", releaseStartupPages()) }})
 	if err == nil {
 		return nil
 	}

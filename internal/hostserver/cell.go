@@ -36,7 +36,7 @@ type cell struct {
 	releaseDone bool            // close the cell even when nobody waits for the result
 	isClosed    bool
 	storeWrites []protocol.StoreEntry        // committed writes, for the final result
-	toolCalls   map[uint64]protocol.ToolCall // calls sent to the parent and not answered, by request id
+	toolCalls   map[uint64]protocol.ToolCall // calls sent to the parent and not answered, by request id; cancelled by finish
 	nudged      bool                         // a notify or yield_control since the last result: the next wait returns at once
 }
 
@@ -240,6 +240,10 @@ func (c *cell) finish(res runtime.Result) {
 	}
 	c.result = &res
 	c.storeWrites = c.srv.commitStore(c.session, res)
+	for id, call := range c.toolCalls {
+		c.cancelToolLocked(id, call)
+	}
+	clear(c.toolCalls)
 	close(c.ended)
 	if len(c.pending) > 0 || c.releaseDone {
 		c.closeLocked()
@@ -267,9 +271,6 @@ func (c *cell) closeLocked() {
 	c.pending = nil
 	c.sent = len(res.Items)
 	c.isClosed = true
-	for id, call := range c.toolCalls {
-		c.cancelToolLocked(id, call)
-	}
 	c.srv.send(&protocol.CellClosed{Session: c.session, Cell: c.id})
 	c.srv.removeCell(c.session, c.id)
 	close(c.closed)

@@ -33,21 +33,24 @@ func (t *toolTable) add(fn func(toolAnswer)) uint64 {
 	return id
 }
 
-// remove forgets id; it reports whether id was still waiting.
-func (t *toolTable) remove(id uint64) bool {
+// take forgets id and returns its receiver, if id was still waiting.
+func (t *toolTable) take(id uint64) (func(toolAnswer), bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	_, ok := t.calls[id]
+	fn, ok := t.calls[id]
 	delete(t.calls, id)
+	return fn, ok
+}
+
+// remove forgets id; it reports whether id was still waiting.
+func (t *toolTable) remove(id uint64) bool {
+	_, ok := t.take(id)
 	return ok
 }
 
 // deliver hands a to the call id; it reports whether someone waited.
 func (t *toolTable) deliver(id uint64, a toolAnswer) bool {
-	t.mu.Lock()
-	fn, ok := t.calls[id]
-	delete(t.calls, id)
-	t.mu.Unlock()
+	fn, ok := t.take(id)
 	if ok {
 		fn(a)
 	}
@@ -59,7 +62,7 @@ func (t *toolTable) deliver(id uint64, a toolAnswer) bool {
 // waits for the answer. Safe from any goroutine.
 func (c *cell) CallTool(ctx context.Context, call protocol.ToolCall) (json.RawMessage, error) {
 	ch := make(chan toolAnswer, 1)
-	c.startCall(ctx, call, c.srv.out.Send, func(v json.RawMessage, err error) { ch <- toolAnswer{v, err} })
+	c.startCall(call, c.srv.out.Send, func(v json.RawMessage, err error) { ch <- toolAnswer{v, err} })
 	select {
 	case a := <-ch:
 		return a.value, a.err
@@ -72,13 +75,14 @@ func (c *cell) CallTool(ctx context.Context, call protocol.ToolCall) (json.RawMe
 // StartToolCall implements runtime.AsyncToolCaller: it sends a tool.call to
 // the parent and returns at once; done receives the matching tool.result,
 // on the reader goroutine (the runtime enforces the per-cell call limits
-// before calling it). When ctx ends first (the cell ended or was
-// terminated) it sends tool.cancelled and done gets ctx's error. Called on
-// the cell's loop goroutine; it never blocks.
+// before calling it). The runtime cancels ctx when the cell ends, just
+// before the cell finishes; finish sends tool.cancelled for every call
+// still out, and done is not called for those (see AsyncToolCaller).
+// Called on the cell's loop goroutine; it never blocks.
 //
 // The call leaves as turnSend says.
 func (c *cell) StartToolCall(ctx context.Context, call protocol.ToolCall, done func(json.RawMessage, error)) {
-	c.startCall(ctx, call, c.turnSend(), done)
+	c.startCall(call, c.turnSend(), done)
 }
 
 // turnSend returns how the loop sends its next frame: the first frame of a
@@ -93,32 +97,20 @@ func (c *cell) turnSend() func(protocol.Message) error {
 	return c.srv.out.Send
 }
 
-// startCall sends call with send and arranges for done to get its answer.
-func (c *cell) startCall(ctx context.Context, call protocol.ToolCall, send func(protocol.Message) error, done func(json.RawMessage, error)) {
+// startCall sends call with send and arranges for done to get its answer,
+// unless the cell finishes first.
+func (c *cell) startCall(call protocol.ToolCall, send func(protocol.Message) error, done func(json.RawMessage, error)) {
 	c.calls.Add(1)
 	t := &c.srv.tools
-	var (
-		mu       sync.Mutex
-		finished bool
-		stop     func() bool
-	)
 	var id uint64
-	finish := func(a toolAnswer) {
-		mu.Lock()
-		finished = true
-		s := stop
-		mu.Unlock()
-		if s != nil {
-			s()
-		}
+	id = t.add(func(a toolAnswer) {
 		c.mu.Lock()
 		delete(c.toolCalls, id)
 		c.mu.Unlock()
 		done(a.value, a.err)
-	}
-	id = t.add(finish)
+	})
 	c.mu.Lock()
-	if c.isClosed {
+	if c.result != nil {
 		c.mu.Unlock()
 		if t.remove(id) {
 			done(nil, context.Canceled)
@@ -128,37 +120,18 @@ func (c *cell) startCall(ctx context.Context, call protocol.ToolCall, send func(
 	c.toolCalls[id] = call
 	c.mu.Unlock()
 	if err := send(&protocol.ToolCallRequest{ID: id, ToolCall: call}); err != nil {
-		if t.remove(id) {
-			finish(toolAnswer{err: &protocol.ToolError{Code: protocol.CodeInternal, Tool: call.QualifiedName(),
+		if fn, ok := t.take(id); ok {
+			fn(toolAnswer{err: &protocol.ToolError{Code: protocol.CodeInternal, Tool: call.QualifiedName(),
 				Message: "hostserver: the tool call could not be sent to the parent: " + err.Error()}})
 		}
-		return
 	}
-	s := context.AfterFunc(ctx, func() {
-		c.mu.Lock()
-		removed := c.cancelToolLocked(id, call)
-		c.mu.Unlock()
-		if removed {
-			finish(toolAnswer{err: ctx.Err()})
-		}
-	})
-	mu.Lock()
-	if finished {
-		mu.Unlock()
-		s()
-		return
-	}
-	stop = s
-	mu.Unlock()
 }
 
 // cancelToolLocked tells the parent call id is no longer wanted, unless
 // its result already arrived. Caller holds c.mu, which orders the
 // tool.cancelled before the cell's cell.closed.
-func (c *cell) cancelToolLocked(id uint64, call protocol.ToolCall) bool {
+func (c *cell) cancelToolLocked(id uint64, call protocol.ToolCall) {
 	if c.srv.tools.remove(id) {
 		c.srv.send(&protocol.ToolCancelled{ID: id, Session: call.SessionID, Cell: call.CellID, Call: call.CallID})
-		return true
 	}
-	return false
 }

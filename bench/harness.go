@@ -29,9 +29,7 @@ type Options struct {
 	// FloorCmd returns a new command that starts a process calling
 	// ServeFloorChildIfAsked. Nil: no floor.
 	FloorCmd func() *exec.Cmd
-	// FloorN is how many round trips each floor measures, spread over the
-	// rounds (each round measures its share before its scenarios). Default
-	// 20000.
+	// FloorN is how many round trips the floor measures. Default 20000.
 	FloorN int
 	// ColdStarts is how many host cold starts are timed. Default 10.
 	ColdStarts int
@@ -82,8 +80,13 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(opt.Log, "bench: "+format+"\n", args...) }
 
-	var floor, rawFloor floorRun
-	if opt.FloorCmd == nil {
+	if opt.FloorCmd != nil {
+		logf("floor: %d pipe round trips with Go I/O, then with raw system calls", opt.FloorN)
+		times, err := Floor(opt.FloorCmd(), opt.FloorN, opt.FloorN/10)
+		rep.Floor, rep.FloorError = statOf(times), errString(err)
+		times, err = RawFloor(opt.FloorCmd(), opt.FloorN, opt.FloorN/10)
+		rep.RawFloor, rep.RawFloorError = statOf(times), errString(err)
+	} else {
 		rep.FloorError, rep.RawFloorError = notRun, notRun
 	}
 
@@ -95,13 +98,6 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	for round := range opt.Rounds {
 		n := opt.N/opt.Rounds + btoi(round < opt.N%opt.Rounds)
 		logf("round %d of %d: %d runs per scenario", round+1, opt.Rounds, n)
-		if opt.FloorCmd != nil {
-			// The floor is measured in every round too, so that it sees the
-			// machine as the scenarios of that round do.
-			trips := opt.FloorN/opt.Rounds + btoi(round < opt.FloorN%opt.Rounds)
-			floor.measure(Floor, opt.FloorCmd, trips)
-			rawFloor.measure(RawFloor, opt.FloorCmd, trips)
-		}
 		if opt.PeerDir != "" && rep.PeerError == "" {
 			got, err := RunPeer(ctx, opt.PeerDir, n, opt.Warmup)
 			rep.PeerError = errString(err)
@@ -112,10 +108,6 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				results[i].runRound(ctx, sys, n, opt.Warmup)
 			}
 		}
-	}
-	if opt.FloorCmd != nil {
-		rep.Floor, rep.FloorError = statOf(floor.times), floor.err
-		rep.RawFloor, rep.RawFloorError = statOf(rawFloor.times), rawFloor.err
 	}
 	for i, sys := range systems {
 		if sys != nil {
@@ -173,22 +165,6 @@ func startSystems(ctx context.Context, opt Options, logf func(string, ...any)) (
 		systems = append(systems, h)
 	}
 	return systems, results
-}
-
-// floorRun gathers one floor's round trips over the rounds; the first
-// failure ends its measurements.
-type floorRun struct {
-	times []time.Duration
-	err   string
-}
-
-func (f *floorRun) measure(floor func(*exec.Cmd, int, int) ([]time.Duration, error), cmd func() *exec.Cmd, trips int) {
-	if f.err != "" {
-		return
-	}
-	times, err := floor(cmd(), trips, max(trips/10, 100))
-	f.times = append(f.times, times...)
-	f.err = errString(err)
 }
 
 // systemRun gathers one system's samples over the rounds.

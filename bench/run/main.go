@@ -37,7 +37,7 @@ func run() int {
 	flag.IntVar(&opt.N, "n", 50, "measured runs per scenario")
 	flag.IntVar(&opt.Warmup, "warmup", 3, "unmeasured runs before each round's")
 	flag.IntVar(&opt.Rounds, "rounds", 5, "interleaved rounds the runs are spread over (peer, then each system)")
-	flag.IntVar(&opt.FloorN, "floor-n", 20000, "pipe round trips for each floor, spread over the rounds")
+	flag.IntVar(&opt.FloorN, "floor-n", 20000, "pipe round trips for the floor")
 	flag.IntVar(&opt.LeakCells, "leak-cells", 10000, "cells the leak check runs in one host")
 	flag.Parse()
 	if flag.NArg() != 0 {

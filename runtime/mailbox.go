@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -46,3 +47,8 @@ func (m *mailbox) take(buf []func()) []func() {
 	m.mu.Unlock()
 	return items
 }
+
+// runningLoops counts the event loops of this process between their first
+// and last turn; a parker polls before it sleeps only while its loop is
+// the only one.
+var runningLoops atomic.Int32

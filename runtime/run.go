@@ -157,6 +157,8 @@ func (r *cellRun) execute() Result {
 
 // loop delivers tool results and timers until the top-level code settles.
 func (r *cellRun) loop(main *v8.Promise) Result {
+	runningLoops.Add(1)
+	defer runningLoops.Add(-1)
 	var buf []func()
 	for {
 		r.ctx.PerformMicrotaskCheckpoint()

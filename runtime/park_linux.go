@@ -14,8 +14,8 @@ import (
 // the locked thread), which was the largest share of a sequential tool
 // call's latency.
 //
-// When its loop is the only one running, park first polls for a while
-// (pollBeforeSleep) before it sleeps.
+// When asked to, and its loop is the only one running, park first polls
+// for a while (pollBeforeSleep) before it sleeps.
 type parker struct {
 	state  atomic.Uint32 // parkRunning, parkSleeping or parkNotified
 	sleeps atomic.Uint32 // futex sleeps, for tests
@@ -53,17 +53,17 @@ func (p *parker) unpark() {
 
 // park sleeps until unpark is called or d has passed (d < 0: no limit).
 // It may return early; callers re-check their state. Owner only.
-func (p *parker) park(d time.Duration) {
-	if d != 0 && runningLoops.Load() == 1 {
-		poll := pollBeforeSleep
+func (p *parker) park(d time.Duration, poll bool) {
+	if poll && d != 0 && runningLoops.Load() == 1 {
+		spin := pollBeforeSleep
 		if d > 0 {
-			poll = min(d, poll)
+			spin = min(d, spin)
 		}
-		if p.poll(poll) {
+		if p.poll(spin) {
 			return
 		}
 		if d > 0 {
-			if d -= poll; d == 0 {
+			if d -= spin; d == 0 {
 				return // the deadline came while polling
 			}
 		}

@@ -28,8 +28,8 @@ func (p *parker) unpark() {
 }
 
 // park sleeps until unpark is called or d has passed (d < 0: no limit).
-// Owner only.
-func (p *parker) park(d time.Duration) {
+// poll is ignored here. Owner only.
+func (p *parker) park(d time.Duration, poll bool) {
 	if d < 0 {
 		<-p.ch()
 		return

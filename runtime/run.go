@@ -39,6 +39,11 @@ type cellRun struct {
 	unhandled int
 	notified  int
 	heapPeak  uint64
+	// pollParks: the cell's tool calls are asynchronous (an
+	// AsyncToolCaller, such as a host's parent), so the loop may poll
+	// before it sleeps. A ToolCaller's calls run on goroutines that a
+	// polling loop would keep from its P.
+	pollParks bool
 	guardHits uint64 // the heap guard's count when the cell started
 	writes    map[string]json.RawMessage
 
@@ -65,6 +70,7 @@ func (w *worker) run(c *Cell) (reusable bool) {
 	callCtx, cancel := context.WithCancel(context.Background())
 	r := &cellRun{c: c, w: w, callCtx: callCtx, cancelCall: cancel, pending: map[uint64]*pendingCall{},
 		guardHits: w.guard.Hits()}
+	_, r.pollParks = c.req.Caller.(AsyncToolCaller)
 	res := r.execute()
 	cancel()
 	// The context is closed after the result is out (below): its disposal
@@ -187,7 +193,7 @@ func (r *cellRun) loop(main *v8.Promise) Result {
 		if hasTimer {
 			d = max(0, time.Until(due))
 		}
-		r.c.mb.wait(d)
+		r.c.mb.wait(d, r.pollParks)
 		r.turn()
 		buf = r.c.mb.take(buf)
 		for i, f := range buf {

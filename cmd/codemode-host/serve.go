@@ -74,11 +74,12 @@ func serveFrames(in io.Reader, out io.WriteCloser, limits protocol.Limits, log h
 	if f, ok := out.(*os.File); ok {
 		out = nbpipe.Wrap(f) // tool calls leave from the loop's own thread
 	}
+
 	err := hostserver.Serve(in, out, hostserver.Config{HostVersion: Version, Limits: limits, Logger: log,
 		CellPrefix: os.Getenv(bridge.CellPrefixEnv), Runtime: rcfg,
 		OnShutdown: onShutdown, OnStuck: exitStuck(log),
-		// Off the reader's path: parsing smaps takes 2-5 ms, which the
-		// first exec would otherwise wait for.
+		// Before the first request is read: reading /proc/self/maps
+		// takes tens of microseconds.
 		OnReady: func() { log.Debug("released start-up pages", "mapped_bytes", releaseStartupPages()) }})
 	if err == nil {
 		return nil

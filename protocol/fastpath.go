@@ -112,8 +112,8 @@ func appendBin(dst []byte, b []byte) []byte {
 }
 
 // decodeFast fills m from frame when m has a hand decoder and frame holds
-// only what that decoder expects; ok false leaves m untouched. frame has
-// passed scanFrame.
+// only what that decoder expects; ok false leaves m zero. frame has passed
+// scanFrame.
 func decodeFast(frame []byte, m Message) (ok bool) {
 	switch m := m.(type) {
 	case *ToolCallRequest:
@@ -124,21 +124,10 @@ func decodeFast(frame []byte, m Message) (ok bool) {
 	return false
 }
 
-func decodeToolCall(frame []byte, out *ToolCallRequest) bool {
+func decodeToolCall(frame []byte, m *ToolCallRequest) bool {
 	d := fastDecoder{b: frame}
-	n, ok := d.mapHeader()
-	if !ok {
-		return false
-	}
-	var m ToolCallRequest
-	for range n {
-		key, ok := d.str()
-		if !ok {
-			return false
-		}
+	ok := d.fields(func(key []byte) (ok bool) {
 		switch string(key) {
-		case "t":
-			ok = d.skipStr()
 		case "id":
 			m.ID, ok = d.uint()
 		case "session":
@@ -157,51 +146,56 @@ func decodeToolCall(frame []byte, out *ToolCallRequest) bool {
 			m.Kind = ToolKind(k)
 		case "input":
 			m.Input, ok = d.bytes()
-		default:
-			return false
 		}
-		if !ok {
-			return false
-		}
+		return ok
+	})
+	if !ok {
+		*m = ToolCallRequest{}
 	}
-	if d.pos != len(frame) {
-		return false
-	}
-	*out = m
-	return true
+	return ok
 }
 
-func decodeToolResult(frame []byte, out *ToolResult) bool {
+func decodeToolResult(frame []byte, m *ToolResult) bool {
 	d := fastDecoder{b: frame}
+	ok := d.fields(func(key []byte) (ok bool) {
+		switch string(key) {
+		case "id":
+			m.ID, ok = d.uint()
+		case "value":
+			m.Value, ok = d.bytes()
+		}
+		return ok // an error object is rare: the reflective decoder reads it
+	})
+	if !ok {
+		*m = ToolResult{}
+	}
+	return ok
+}
+
+// fields walks the map that is the whole of d's buffer, skipping the "t"
+// entry and handing every other key to field, which reads the value from d
+// and reports whether it could (false for a key it does not know). It
+// reports whether the whole buffer was read.
+func (d *fastDecoder) fields(field func(key []byte) bool) bool {
 	n, ok := d.mapHeader()
 	if !ok {
 		return false
 	}
-	var m ToolResult
 	for range n {
 		key, ok := d.str()
 		if !ok {
 			return false
 		}
-		switch string(key) {
-		case "t":
+		if string(key) == "t" {
 			ok = d.skipStr()
-		case "id":
-			m.ID, ok = d.uint()
-		case "value":
-			m.Value, ok = d.bytes()
-		default:
-			return false // errors are rare: the reflective decoder reads them
+		} else {
+			ok = field(key)
 		}
 		if !ok {
 			return false
 		}
 	}
-	if d.pos != len(frame) {
-		return false
-	}
-	*out = m
-	return true
+	return d.pos == len(d.b)
 }
 
 // fastDecoder reads the few msgpack forms the hand decoders accept. Every

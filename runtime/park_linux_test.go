@@ -19,11 +19,30 @@ func parkIn(p *parker, poll bool) chan struct{} {
 	return done
 }
 
+// withLoops makes loops event loops count as running and the poll a
+// minute long (so an unpark always lands in it) for the rest of the test.
+func withLoops(t *testing.T, loops int32) {
+	d := pollBeforeSleep
+	pollBeforeSleep = time.Minute
+	runningLoops.Add(loops)
+	t.Cleanup(func() {
+		pollBeforeSleep = d
+		runningLoops.Add(-loops)
+	})
+}
+
+// sleepsAtOnce checks that a park with poll goes straight to sleep.
+func sleepsAtOnce(t *testing.T, poll bool) {
+	var p parker
+	done := parkIn(&p, poll)
+	require.Eventually(t, func() bool { return p.state.Load() == parkSleeping }, 5*time.Second, time.Millisecond)
+	p.unpark()
+	<-done
+	assert.Equal(t, uint32(1), p.sleeps.Load())
+}
+
 func TestParkPollsWhenItsLoopRunsAlone(t *testing.T) {
-	defer func(d time.Duration) { pollBeforeSleep = d }(pollBeforeSleep)
-	pollBeforeSleep = time.Minute // the unpark below always lands in the poll
-	runningLoops.Add(1)
-	defer runningLoops.Add(-1)
+	withLoops(t, 1)
 	require.Equal(t, int32(1), runningLoops.Load())
 
 	var p parker
@@ -37,38 +56,17 @@ func TestParkPollsWhenItsLoopRunsAlone(t *testing.T) {
 }
 
 func TestParkSleepsAtOnceWhenNotAskedToPoll(t *testing.T) {
-	defer func(d time.Duration) { pollBeforeSleep = d }(pollBeforeSleep)
-	pollBeforeSleep = time.Minute
-	runningLoops.Add(1)
-	defer runningLoops.Add(-1)
-
-	var p parker
-	done := parkIn(&p, false)
-	require.Eventually(t, func() bool { return p.state.Load() == parkSleeping }, 5*time.Second, time.Millisecond)
-	p.unpark()
-	<-done
-	assert.Equal(t, uint32(1), p.sleeps.Load())
+	withLoops(t, 1)
+	sleepsAtOnce(t, false)
 }
 
 func TestParkSleepsAtOnceWhenOtherLoopsRun(t *testing.T) {
-	defer func(d time.Duration) { pollBeforeSleep = d }(pollBeforeSleep)
-	pollBeforeSleep = time.Minute
-	runningLoops.Add(2)
-	defer runningLoops.Add(-2)
-
-	var p parker
-	done := parkIn(&p, true)
-	require.Eventually(t, func() bool { return p.state.Load() == parkSleeping }, 5*time.Second, time.Millisecond)
-	p.unpark()
-	<-done
-	assert.Equal(t, uint32(1), p.sleeps.Load())
+	withLoops(t, 2)
+	sleepsAtOnce(t, true)
 }
 
 func TestParkPollsNoLongerThanItsDeadline(t *testing.T) {
-	defer func(d time.Duration) { pollBeforeSleep = d }(pollBeforeSleep)
-	pollBeforeSleep = time.Minute
-	runningLoops.Add(1)
-	defer runningLoops.Add(-1)
+	withLoops(t, 1)
 
 	var p parker
 	p.park(20*time.Millisecond, true) // a timer due in 20 ms: the poll ends there

@@ -156,6 +156,9 @@ func NewConn(r io.Reader, w io.Writer, cfg ConnConfig) (*Conn, error) {
 	c := &Conn{cfg: cfg, log: log, out: protocol.NewSender(w, 0), w: w, ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), pending: map[uint64]*request{}, cells: map[cellKey]func(Event){},
 		calls: map[uint64]*toolCall{}}
+	if pr := newPollingReader(r); pr != nil {
+		c.rd.poller, r = pr, pr
+	}
 	fr := protocol.NewFrameReader(r, 0)
 	if err := c.handshake(fr); err != nil {
 		cancel()
@@ -362,7 +365,13 @@ func (c *Conn) startToolCall(m *protocol.ToolCallRequest, alone bool) bool {
 	}
 	tok := c.rd.beginInline(c)
 	c.runToolCall(ctx, cancel, m)
-	return c.rd.endInline(tok)
+	if !c.rd.endInline(tok) {
+		return false
+	}
+	if c.rd.poller != nil {
+		c.rd.poller.expect() // the script's next call is likely microseconds away
+	}
+	return true
 }
 
 // runToolCall runs the executor and answers the call, unless the host

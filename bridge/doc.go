@@ -16,7 +16,9 @@
 // sequential `await` of a script) runs on the reader goroutine instead,
 // which spares it a goroutine start and a thread wake-up; if it runs for
 // longer than about a millisecond, or the executor makes a request on the
-// Conn, a new goroutine takes over the reading (reader.go). A tool call's context is cancelled
+// Conn, a new goroutine takes over the reading (reader.go). After such a
+// call the reader polls a pipe input for up to 30 µs before it parks, as
+// the script's next call is usually that close (pollread_linux.go). A tool call's context is cancelled
 // when the host sends tool.cancelled, when its cell closes and when the
 // connection ends. When the host dies, every pending request fails at once
 // with a *HostDiedError (exit status, last stderr lines); a Client then

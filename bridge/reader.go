@@ -33,7 +33,8 @@ const inlineWatchIdle = 100
 
 // readerRole tracks who reads. Its methods are safe from any goroutine.
 type readerRole struct {
-	fr *protocol.FrameReader // set before the first reader starts
+	fr     *protocol.FrameReader // set before the first reader starts
+	poller *pollingReader        // what fr reads when the input is a pipe; else nil
 
 	mu       sync.Mutex
 	seq      uint64 // inline calls begun; the token of the newest

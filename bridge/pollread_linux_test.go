@@ -64,3 +64,18 @@ func TestPollingReaderSeesTheEnd(t *testing.T) {
 	_, err = pr.Read(buf)
 	assert.ErrorIs(t, err, io.EOF)
 }
+
+func TestPollingReaderEndsWhenItsFileIsClosed(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer w.Close()
+	pr := newPollingReader(r)
+	done := make(chan error, 1)
+	go func() {
+		_, err := pr.Read(make([]byte, 8))
+		done <- err
+	}()
+	time.Sleep(10 * time.Millisecond) // parked in the poller
+	require.NoError(t, r.Close())
+	assert.Error(t, <-done, "closing the file ends a parked read (the handshake's context does this)")
+}

@@ -145,7 +145,8 @@ var decoders = sync.Pool{New: func() any {
 // err.Reply(): bad_frame (structure), unknown_type, bad_field. The message
 // does not alias frame: the caller may reuse the buffer.
 func Decode(frame []byte) (Message, error) {
-	env, err := scanFrame(frame)
+	var env envelope
+	err := scanFrame(frame, &env)
 	tag := knownTag(env.tag)
 	if err != nil {
 		return nil, withEnvelope(err, tag, env.id)
@@ -161,7 +162,7 @@ func Decode(frame []byte) (Message, error) {
 		return nil, &ProtocolError{Code: ErrCodeUnknownType, Message: fmt.Sprintf("unknown message type %q", tag), Type: tag, ID: env.id}
 	}
 	m := newMsg()
-	if !decodeFast(frame, m) {
+	if !decodeFast(&env, m) {
 		if err := decodeInto(frame, m); err != nil {
 			return nil, &ProtocolError{Code: ErrCodeBadField, Message: "wrong field type: " + err.Error(), Type: tag, ID: env.id, Err: err}
 		}

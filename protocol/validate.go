@@ -28,8 +28,8 @@ const (
 // than a small multiple of len(frame). Decode calls it; call it yourself
 // only to check bytes you don't decode with this package.
 func Validate(frame []byte) error {
-	_, err := scanFrame(frame)
-	return err
+	var env envelope
+	return scanFrame(frame, &env)
 }
 
 // envelope is what scanFrame learns about a frame's "t" and "id", even
@@ -39,7 +39,20 @@ type envelope struct {
 	id    uint64
 	hasID bool // "id" is a non-negative integer
 	anyID bool // "id" is present, whatever its type
+
+	// entries are the frame's first top-level entries, for the hand
+	// decoders (fastpath.go); entriesAll says whether that is all of them.
+	entries    [maxEntries]entry
+	nEntries   int
+	entriesAll bool
 }
+
+// entry is one top-level key and its encoded value, aliasing the frame.
+type entry struct{ key, val []byte }
+
+// maxEntries is how many top-level entries scanFrame keeps: the most a
+// tool.call has.
+const maxEntries = 9
 
 type scanner struct {
 	b     []byte
@@ -47,44 +60,49 @@ type scanner struct {
 	items int
 }
 
-// scanFrame validates frame and returns its envelope. On error the
-// envelope holds whatever "t" and "id" were read before the fault.
-func scanFrame(frame []byte) (envelope, error) {
-	var env envelope
+// scanFrame validates frame and fills env (zero on entry). On error env
+// holds whatever "t" and "id" were read before the fault.
+func scanFrame(frame []byte, env *envelope) error {
 	s := scanner{b: frame}
 	if len(frame) == 0 {
-		return env, s.fail("empty frame")
+		return s.fail("empty frame")
 	}
 	n, err := s.mapHeader()
 	if err != nil {
-		return env, err
+		return err
 	}
 	if err := s.count(n, 2, 2); err != nil {
-		return env, err
+		return err
 	}
 	for range n {
 		key, err := s.key()
 		if err != nil {
-			return env, err
+			return err
 		}
 		start := s.pos
 		if err := s.value(2); err != nil {
-			return env, err
+			return err
 		}
+		val := frame[start:s.pos]
 		switch string(key) {
 		case "t":
-			if tag, ok := strBytes(frame[start:s.pos]); ok {
+			if tag, ok := strBytes(val); ok {
 				env.tag = tag
 			}
 		case "id":
 			env.anyID = true
-			env.id, env.hasID = uintValue(frame[start:s.pos])
+			env.id, env.hasID = uintValue(val)
+		}
+		if env.nEntries < maxEntries {
+			env.entries[env.nEntries] = entry{key, val}
+			env.nEntries++
 		}
 	}
 	if s.pos != len(frame) {
-		return env, s.fail("%d trailing bytes after the map", len(frame)-s.pos)
+		return s.fail("%d trailing bytes after the map", len(frame)-s.pos)
 	}
-	return env, nil
+	env.entriesAll = n <= maxEntries
+	return nil
 }
 
 func (s *scanner) fail(format string, args ...any) *ProtocolError {
@@ -308,6 +326,22 @@ func strBytes(v []byte) ([]byte, bool) {
 	case c == 0xda && len(v) >= 3:
 		return v[3:], true
 	case c == 0xdb && len(v) >= 5:
+		return v[5:], true
+	}
+	return nil, false
+}
+
+// binBytes returns the contents of one encoded bin value.
+func binBytes(v []byte) ([]byte, bool) {
+	if len(v) == 0 {
+		return nil, false
+	}
+	switch c := v[0]; {
+	case c == 0xc4 && len(v) >= 2:
+		return v[2:], true
+	case c == 0xc5 && len(v) >= 3:
+		return v[3:], true
+	case c == 0xc6 && len(v) >= 5:
 		return v[5:], true
 	}
 	return nil, false

@@ -168,7 +168,7 @@ func NewConn(r io.Reader, w io.Writer, cfg ConnConfig) (*Conn, error) {
 		_ = c.out.Close()
 		return nil, err
 	}
-	c.rd.fr = fr
+	c.rd.fr, c.rd.watchEvery = fr, inlineWatchPeriod
 	go c.readLoop()
 	return c, nil
 }

@@ -25,7 +25,7 @@ import (
 
 // inlineWatchPeriod is the watchdog's tick: an inline call that keeps the
 // reader longer than one to two ticks is handed off.
-const inlineWatchPeriod = time.Millisecond
+var inlineWatchPeriod = time.Millisecond // a variable for tests; read by NewConn
 
 // inlineWatchIdle is how many ticks without an inline call stop the
 // watchdog (it restarts with the next one).
@@ -33,8 +33,9 @@ const inlineWatchIdle = 100
 
 // readerRole tracks who reads. Its methods are safe from any goroutine.
 type readerRole struct {
-	fr     *protocol.FrameReader // set before the first reader starts
-	poller *pollingReader        // what fr reads when the input is a pipe; else nil
+	fr         *protocol.FrameReader // set before the first reader starts
+	poller     *pollingReader        // what fr reads when the input is a pipe; else nil
+	watchEvery time.Duration         // inlineWatchPeriod when the Conn was made
 
 	mu       sync.Mutex
 	seq      uint64 // inline calls begun; the token of the newest
@@ -118,7 +119,7 @@ func (r *readerRole) handOffLocked(c *Conn) {
 // stops after inlineWatchIdle ticks without inline calls, or when the
 // connection ends.
 func (r *readerRole) watch(c *Conn) {
-	t := time.NewTicker(inlineWatchPeriod)
+	t := time.NewTicker(r.watchEvery)
 	defer t.Stop()
 	var seen uint64 // r.seq at the previous tick
 	idle := 0

@@ -76,7 +76,11 @@ func TestInlineCallThatBlocksHandsTheReaderOn(t *testing.T) {
 
 // TestExecutorUsingTheConnFromAnInlineCall: a tool that runs a cell of its
 // own on the same connection waits for replies only a reader can deliver.
+// The watchdog is slowed to a minute, so only the hand-off a request makes
+// can let the inner cell finish within the Exec's deadline.
 func TestExecutorUsingTheConnFromAnInlineCall(t *testing.T) {
+	defer func(d time.Duration) { inlineWatchPeriod = d }(inlineWatchPeriod)
+	inlineWatchPeriod = time.Minute
 	var c *Client
 	var inner *Session
 	x := ToolExecutorFunc(func(ctx context.Context, call protocol.ToolCall) (json.RawMessage, error) {
@@ -86,6 +90,8 @@ func TestExecutorUsingTheConnFromAnInlineCall(t *testing.T) {
 		if !onReader() {
 			return nil, errors.New("expected to run inline")
 		}
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
 		res, err := inner.Exec(ctx, ExecRequest{Tools: []protocol.ToolDef{tool("echo")}, Source: `return (await tools.echo({v: 41})).v + 1`})
 		if err != nil {
 			return nil, err

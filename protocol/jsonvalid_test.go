@@ -32,6 +32,18 @@ func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestValidJSONFindsSpecialBytesInLongStrings puts each byte a string scan
+// must stop at, and a few it must not, at every offset of a string longer
+// than the eight-byte words skipPlain reads.
+func TestValidJSONFindsSpecialBytesInLongStrings(t *testing.T) {
+	for _, c := range []string{`"`, `\`, `\n`, `\u00e9`, `\x`, "\x00", "\x1f", "\t", " ", "!", "#", "[", "]", "\x7f", "\x80", "\xff"} {
+		for at := range 24 {
+			doc := []byte(`["` + strings.Repeat("a", at) + c + strings.Repeat("b", 24-at) + `"]`)
+			assert.Equal(t, json.Valid(doc), ValidJSON(doc), "%q", doc)
+		}
+	}
+}
+
 func FuzzValidJSON(f *testing.F) {
 	for _, c := range validJSONCases {
 		f.Add([]byte(c))

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	goruntime "runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -14,8 +15,9 @@ import (
 // the locked thread), which was the largest share of a sequential tool
 // call's latency.
 //
-// When asked to, and its loop is the only one running, park first polls
-// for a while (pollBeforeSleep) before it sleeps.
+// When asked to, its loop is the only one running and the Go scheduler has
+// another P, park first polls for a while (pollBeforeSleep) before it
+// sleeps.
 type parker struct {
 	state  atomic.Uint32 // parkRunning, parkSleeping or parkNotified
 	sleeps atomic.Uint32 // futex sleeps, for tests
@@ -29,7 +31,11 @@ type parker struct {
 // where a host and its parent share one CPU (see bench/README.md), that
 // took a sequential call from 43.6 to 36.6 µs. With several loops running
 // they would take the CPUs from each other (8 sessions of sequential calls
-// ran 1.6× slower polling), so they sleep at once.
+// ran 1.6× slower polling), so they sleep at once. So does a loop in a
+// process with GOMAXPROCS 1 (one CPU, by affinity or a container's quota):
+// the poll holds the only P, so the reader goroutine that would post the
+// answer cannot run until the poll gives up, and pinned to one CPU a
+// sequential call took 200 µs instead of 28.
 var pollBeforeSleep = 30 * time.Microsecond // a variable for tests
 
 const (
@@ -54,7 +60,7 @@ func (p *parker) unpark() {
 // park sleeps until unpark is called or d has passed (d < 0: no limit).
 // It may return early; callers re-check their state. Owner only.
 func (p *parker) park(d time.Duration, poll bool) {
-	if poll && d != 0 && runningLoops.Load() == 1 {
+	if poll && d != 0 && runningLoops.Load() == 1 && goruntime.GOMAXPROCS(0) > 1 {
 		spin := pollBeforeSleep
 		if d > 0 {
 			spin = min(d, spin)

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	goruntime "runtime"
 	"testing"
 	"time"
 
@@ -19,15 +20,18 @@ func parkIn(p *parker, poll bool) chan struct{} {
 	return done
 }
 
-// withLoops makes loops event loops count as running and the poll a
-// minute long (so an unpark always lands in it) for the rest of the test.
+// withLoops makes loops event loops count as running, the poll a minute
+// long (so an unpark always lands in it) and GOMAXPROCS 2 (polling needs a
+// second P, even on a one-CPU machine) for the rest of the test.
 func withLoops(t *testing.T, loops int32) {
 	d := pollBeforeSleep
 	pollBeforeSleep = time.Minute
 	runningLoops.Add(loops)
+	procs := goruntime.GOMAXPROCS(2)
 	t.Cleanup(func() {
 		pollBeforeSleep = d
 		runningLoops.Add(-loops)
+		goruntime.GOMAXPROCS(procs)
 	})
 }
 
@@ -62,6 +66,12 @@ func TestParkSleepsAtOnceWhenNotAskedToPoll(t *testing.T) {
 
 func TestParkSleepsAtOnceWhenOtherLoopsRun(t *testing.T) {
 	withLoops(t, 2)
+	sleepsAtOnce(t, true)
+}
+
+func TestParkSleepsAtOnceWithOneP(t *testing.T) {
+	withLoops(t, 1)
+	goruntime.GOMAXPROCS(1)
 	sleepsAtOnce(t, true)
 }
 

@@ -158,6 +158,10 @@ func (l Limits) withDefaults() Limits {
 // is called on its own goroutine for every call, many at once; ctx is
 // cancelled when the cell ends or is terminated. The result is JSON text;
 // a *protocol.ToolError keeps its code, other errors become tool_failed.
+// call.Input is read-only: it shares memory with the script's JSON text
+// (a Go string). The runtime reads the result on the cell's loop after
+// CallTool returns (or done is called) without copying it first, so the
+// caller must not change those bytes afterwards.
 type ToolCaller interface {
 	CallTool(ctx context.Context, call protocol.ToolCall) (json.RawMessage, error)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unsafe"
 
 	v8 "rogchap.com/v8go"
 
@@ -257,7 +258,7 @@ func (r *cellRun) CallTool(index int, input string) (*v8.Value, error) {
 		Namespace: def.Namespace,
 		Name:      def.Name,
 		Kind:      kindOf(def),
-		Input:     json.RawMessage(input),
+		Input:     unsafe.Slice(unsafe.StringData(input), len(input)), // read-only; see ToolCaller
 	}
 	lim := r.c.req.Limits
 	switch {
@@ -334,7 +335,7 @@ func (r *cellRun) settle(id uint64, value json.RawMessage, err error) {
 	defer pc.promise.Value.Release()
 	defer pc.resolver.Value.Release()
 	if err == nil {
-		text := string(value)
+		text := unsafe.String(unsafe.SliceData(value), len(value)) // JSONParse copies it
 		if len(value) == 0 {
 			text = "null"
 		}

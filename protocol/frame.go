@@ -53,6 +53,28 @@ func frameCap(n int) int {
 // least in part, already arrived.
 func (fr *FrameReader) Buffered() int { return fr.r.Buffered() }
 
+// Ready reports whether ReadFrame would return at once: the next frame,
+// or the error it is, is buffered or can be read without waiting, given
+// that avail returns how many bytes the stream holds that a read would
+// get at once (FIONREAD on a pipe). To see a length prefix that is not yet
+// buffered Ready reads once from the stream, which then must not block.
+func (fr *FrameReader) Ready(avail func() int) bool {
+	if fr.r.Buffered() < 4 {
+		if fr.r.Buffered()+avail() < 4 {
+			return false
+		}
+		if _, err := fr.r.Peek(4); err != nil {
+			return true // ReadFrame returns it
+		}
+	}
+	hdr, _ := fr.r.Peek(4)
+	size := binary.BigEndian.Uint32(hdr)
+	if size == 0 || uint64(size) > uint64(fr.max) {
+		return true // refused before its body is read
+	}
+	return uint64(fr.r.Buffered())+uint64(avail()) >= 4+uint64(size)
+}
+
 // MaxFrame returns the current cap.
 func (fr *FrameReader) MaxFrame() int { return fr.max }
 

@@ -177,3 +177,61 @@ func TestRefusedHugeMessageDoesNotPinItsBuffer(t *testing.T) {
 	require.Error(t, fw.WriteMessage(big))
 	assert.LessOrEqual(t, cap(fw.buf), keepBuffer)
 }
+
+// tricklingReader serves data up to limit, which a test raises to model
+// bytes arriving; a read with nothing available fails the test, because
+// on a pipe it would block.
+type tricklingReader struct {
+	t          *testing.T
+	data       []byte
+	pos, limit int
+}
+
+func (r *tricklingReader) Read(p []byte) (int, error) {
+	if r.pos == len(r.data) {
+		return 0, io.EOF
+	}
+	if r.pos == r.limit {
+		r.t.Fatal("a read that would block")
+	}
+	n := copy(p, r.data[r.pos:r.limit])
+	r.pos += n
+	return n, nil
+}
+
+func (r *tricklingReader) avail() int { return r.limit - r.pos }
+
+func TestFrameReaderReadyOnlyWhenTheWholeFrameIsThere(t *testing.T) {
+	msgs := []Message{&ToolResult{ID: 1, Value: []byte(`"` + strings.Repeat("x", 100<<10) + `"`)}, &Ping{ID: 2}}
+	data := frames(t, msgs...)
+	first := len(frames(t, msgs[0]))
+	r := &tricklingReader{t: t, data: data}
+	fr := NewFrameReader(r, 0)
+	for _, limit := range []int{0, 3, 4, 1000, first - 1} {
+		r.limit = limit
+		assert.False(t, fr.Ready(r.avail), "%d of %d bytes", limit, first)
+	}
+	r.limit = first
+	require.True(t, fr.Ready(r.avail))
+	got, err := fr.ReadMessage()
+	require.NoError(t, err)
+	assert.Equal(t, msgs[0], got)
+
+	r.limit = len(data) - 1
+	assert.False(t, fr.Ready(r.avail))
+	r.limit = len(data)
+	require.True(t, fr.Ready(r.avail))
+	got, err = fr.ReadMessage()
+	require.NoError(t, err)
+	assert.Equal(t, msgs[1], got)
+}
+
+func TestFrameReaderReadyForAFrameItRefuses(t *testing.T) {
+	var hdr [4]byte
+	binary.BigEndian.PutUint32(hdr[:], 1<<30)
+	r := &tricklingReader{t: t, data: hdr[:], limit: 4}
+	fr := NewFrameReader(r, 0)
+	require.True(t, fr.Ready(r.avail), "a length over the cap fails at once")
+	_, err := fr.ReadFrame()
+	requireFatal(t, err, ErrCodeTooLarge)
+}

@@ -175,6 +175,23 @@ type AsyncToolCaller interface {
 	StartToolCall(ctx context.Context, call protocol.ToolCall, done func(json.RawMessage, error))
 }
 
+// InputPoller is an optional interface of an AsyncToolCaller whose
+// answers arrive on an input the cell's loop can read itself, such as the
+// host's pipe from its parent. While the loop polls for a wake-up before
+// it sleeps (only while it is the process's one running loop, and the
+// process has a second P), it calls PollInput between looks: an answer the
+// loop reads and delivers itself needs no hand-off from another thread.
+// Both methods are called on the cell's loop goroutine only.
+type InputPoller interface {
+	// PollInput reads and handles what has arrived, without blocking, and
+	// reports whether it read anything.
+	PollInput() bool
+	// PollDone is called when the loop stops polling for a while: before it
+	// sleeps, and when it ends. Input it would have read must now be read
+	// by someone else.
+	PollDone()
+}
+
 // CellRequest is one cell to run.
 type CellRequest struct {
 	// ID names the cell in tool calls and results. Default "cell-<n>".

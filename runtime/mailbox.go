@@ -34,9 +34,10 @@ func (m *mailbox) wake() {
 
 // wait blocks until work is posted, wake is called or d has passed (d < 0:
 // no limit); it may return early. With poll set it may first poll for a
-// while (see parker.park). Loop only.
-func (m *mailbox) wait(d time.Duration, poll bool) {
-	m.park.park(d, poll)
+// while, reading in between looks when in is not nil (see parker.park).
+// Loop only.
+func (m *mailbox) wait(d time.Duration, poll bool, in InputPoller) {
+	m.park.park(d, poll, in)
 }
 
 // take swaps the queued work into buf (reusing its storage) and returns it.

@@ -58,14 +58,16 @@ func (p *parker) unpark() {
 }
 
 // park sleeps until unpark is called or d has passed (d < 0: no limit).
-// It may return early; callers re-check their state. Owner only.
-func (p *parker) park(d time.Duration, poll bool) {
+// It may return early; callers re-check their state. While it polls it
+// calls in.PollInput (when in is not nil) between looks, and before it
+// sleeps in.PollDone. Owner only.
+func (p *parker) park(d time.Duration, poll bool, in InputPoller) {
 	if poll && d != 0 && runningLoops.Load() == 1 && goruntime.GOMAXPROCS(0) > 1 {
 		spin := pollBeforeSleep
 		if d > 0 {
 			spin = min(d, spin)
 		}
-		if p.poll(spin) {
+		if p.poll(spin, in) {
 			return
 		}
 		if d > 0 {
@@ -73,6 +75,9 @@ func (p *parker) park(d time.Duration, poll bool) {
 				return // the deadline came while polling
 			}
 		}
+	}
+	if in != nil {
+		in.PollDone()
 	}
 	if !p.state.CompareAndSwap(parkRunning, parkSleeping) {
 		p.state.Store(parkRunning) // notified while running
@@ -89,10 +94,10 @@ func (p *parker) park(d time.Duration, poll bool) {
 	p.state.Store(parkRunning)
 }
 
-// poll waits up to d for unpark without sleeping, yielding the CPU between
-// looks (a reader on this CPU gets to post); it reports whether unpark
-// came.
-func (p *parker) poll(d time.Duration) bool {
+// poll waits up to d for unpark without sleeping, reading in (when not
+// nil) or else yielding the CPU between looks (a reader on this CPU gets
+// to post); it reports whether unpark came.
+func (p *parker) poll(d time.Duration, in InputPoller) bool {
 	deadline := time.Now().Add(d)
 	for {
 		if p.state.CompareAndSwap(parkNotified, parkRunning) {
@@ -100,6 +105,9 @@ func (p *parker) poll(d time.Duration) bool {
 		}
 		if !time.Now().Before(deadline) {
 			return false
+		}
+		if in != nil && in.PollInput() {
+			continue
 		}
 		syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
 	}

@@ -14,7 +14,7 @@ import (
 func parkIn(p *parker, poll bool) chan struct{} {
 	done := make(chan struct{})
 	go func() {
-		p.park(-1, poll)
+		p.park(-1, poll, nil)
 		close(done)
 	}()
 	return done
@@ -79,9 +79,47 @@ func TestParkPollsNoLongerThanItsDeadline(t *testing.T) {
 	withLoops(t, 1)
 
 	var p parker
-	p.park(20*time.Millisecond, true) // a timer due in 20 ms: the poll ends there
+	p.park(20*time.Millisecond, true, nil) // a timer due in 20 ms: the poll ends there
 	assert.Zero(t, p.sleeps.Load(), "nothing is left to sleep after the poll")
 	pollBeforeSleep = 5 * time.Millisecond
-	p.park(20*time.Millisecond, true)
+	p.park(20*time.Millisecond, true, nil)
 	assert.Equal(t, uint32(1), p.sleeps.Load(), "a poll shorter than the wait is followed by a sleep")
+}
+
+// countingInput counts the calls a parker makes; its PollInput delivers
+// (unparks) on the third look.
+type countingInput struct {
+	p           *parker
+	polls, done int
+}
+
+func (c *countingInput) PollInput() bool {
+	c.polls++
+	if c.polls == 3 {
+		c.p.unpark()
+		return true
+	}
+	return false
+}
+
+func (c *countingInput) PollDone() { c.done++ }
+
+func TestParkReadsItsInputWhilePolling(t *testing.T) {
+	withLoops(t, 1)
+	var p parker
+	in := &countingInput{p: &p}
+	p.park(-1, true, in)
+	assert.Equal(t, 3, in.polls, "polled until the input delivered")
+	assert.Zero(t, in.done, "a poll that caught its wake-up keeps reading the input")
+	assert.Zero(t, p.sleeps.Load())
+}
+
+func TestParkStopsReadingItsInputBeforeItSleeps(t *testing.T) {
+	withLoops(t, 2) // another loop runs: no poll
+	var p parker
+	in := &countingInput{p: &p}
+	p.unpark() // the next park returns at once, after PollDone
+	p.park(-1, true, in)
+	assert.Zero(t, in.polls)
+	assert.Equal(t, 1, in.done, "PollDone came before the (skipped) sleep")
 }

@@ -45,7 +45,8 @@ type cellRun struct {
 	// before it sleeps. A ToolCaller's calls run on goroutines that a
 	// polling loop would keep from its P.
 	pollParks bool
-	guardHits uint64 // the heap guard's count when the cell started
+	input     InputPoller // the caller, when it is one; nil otherwise
+	guardHits uint64      // the heap guard's count when the cell started
 	writes    map[string]json.RawMessage
 
 	inflight int          // tool calls started and not settled
@@ -72,6 +73,9 @@ func (w *worker) run(c *Cell) (reusable bool) {
 	r := &cellRun{c: c, w: w, callCtx: callCtx, cancelCall: cancel, pending: map[uint64]*pendingCall{},
 		guardHits: w.guard.Hits()}
 	_, r.pollParks = c.req.Caller.(AsyncToolCaller)
+	if r.pollParks {
+		r.input, _ = c.req.Caller.(InputPoller)
+	}
 	res := r.execute()
 	cancel()
 	// The context is closed after the result is out (below): its disposal
@@ -166,6 +170,9 @@ func (r *cellRun) execute() Result {
 func (r *cellRun) loop(main *v8.Promise) Result {
 	runningLoops.Add(1)
 	defer runningLoops.Add(-1)
+	if r.input != nil {
+		defer r.input.PollDone()
+	}
 	var buf []func()
 	for {
 		r.ctx.PerformMicrotaskCheckpoint()
@@ -194,7 +201,7 @@ func (r *cellRun) loop(main *v8.Promise) Result {
 		if hasTimer {
 			d = max(0, time.Until(due))
 		}
-		r.c.mb.wait(d, r.pollParks)
+		r.c.mb.wait(d, r.pollParks, r.input)
 		r.turn()
 		buf = r.c.mb.take(buf)
 		for i, f := range buf {

@@ -53,6 +53,14 @@ func New(cfg Config) *Runtime {
 	return r
 }
 
+// Running returns how many cells have started and not yet ended. Safe
+// from any goroutine.
+func (r *Runtime) Running() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.active)
+}
+
 // Start begins running req and returns at once. The cell runs on its own
 // isolate until it ends; Start never waits for another cell.
 func (r *Runtime) Start(req CellRequest) (*Cell, error) {

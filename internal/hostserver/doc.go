@@ -3,7 +3,9 @@
 // pipes of plugin mode) and runs the parent's cells in a runtime.Runtime.
 //
 // Serve owns everything it creates. One goroutine reads frames and
-// dispatches them; every frame the host sends goes through one
+// dispatches them, except while it lends the input to the loop of the one
+// running cell, which then reads the answers to its sequential tool calls
+// itself (see baton); every frame the host sends goes through one
 // protocol.Sender, whose single writer goroutine never blocks a V8 loop.
 // A cell's exec, wait and terminate requests are answered by the cell's
 // own bookkeeping (see cell.go); tool calls are sent to the parent by the

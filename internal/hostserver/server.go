@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	goruntime "runtime"
 	"slices"
 	"sync"
 	"time"
@@ -90,6 +91,8 @@ type server struct {
 
 	tools toolTable // tool calls waiting for their tool.result
 
+	baton *baton // set before the read loop starts, when the input can be lent to loops
+
 	reqMu    sync.Mutex
 	inflight map[uint64]*cell // exec, wait and terminate requests awaiting a cell.result
 
@@ -153,6 +156,9 @@ func (s *server) serve(r io.Reader) error {
 	fr := protocol.NewFrameReader(r, protocol.DefaultMaxFrame)
 	if err := s.handshake(fr); err != nil {
 		return err
+	}
+	if avail := inputAvail(r); avail != nil {
+		s.baton = newBaton(fr, avail)
 	}
 	readErr := make(chan error, 1)
 	go func() { readErr <- s.readLoop(fr) }()
@@ -266,21 +272,47 @@ func (s *server) fatal(err error) error {
 // readLoop reads and dispatches frames until the input ends.
 func (s *server) readLoop(fr *protocol.FrameReader) error {
 	for {
-		frame, err := fr.ReadFrame()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				s.log.Info("input ended; stopping")
-				return nil
-			}
-			return s.fatal(err)
+		var res readResult
+		if s.baton != nil {
+			res = s.baton.read()
+		} else {
+			res = readNext(fr)
 		}
-		m, err := protocol.Decode(frame)
-		if err != nil {
-			s.badMessage(err)
+		switch {
+		case errors.Is(res.err, io.EOF):
+			s.log.Info("input ended; stopping")
+			return nil
+		case res.err != nil:
+			return s.fatal(res.err)
+		case res.bad != nil:
+			s.badMessage(res.bad)
 			continue
 		}
-		s.dispatch(m)
+		s.dispatch(res.m)
+		if _, ok := res.m.(*protocol.ToolResult); ok && s.lendable() {
+			s.baton.lend()
+		}
 	}
+}
+
+// lendable reports whether the reader, having just delivered a tool
+// call's answer, should lend the input to the loops: the answer was the
+// last one awaited and one cell runs, which looks like a script awaiting
+// its calls one by one (it will likely call again and poll for the
+// answer, which it does only with a second P). A burst of answers
+// (Promise.all) is read faster by the reader in parallel with the loop.
+// Reader goroutine only.
+func (s *server) lendable() bool {
+	return s.baton != nil && s.tools.waiting() == 0 && s.rt != nil && s.rt.Running() == 1 && goruntime.GOMAXPROCS(0) > 1
+}
+
+// toolResult hands a tool call's answer to the call. Any goroutine.
+func (s *server) toolResult(m *protocol.ToolResult) {
+	a := toolAnswer{value: m.Value}
+	if m.Error != nil {
+		a.err = m.Error
+	}
+	s.tools.deliver(m.ID, a)
 }
 
 // badMessage answers a frame that did not decode.
@@ -314,11 +346,7 @@ func (s *server) dispatch(m protocol.Message) {
 	}
 	switch m := m.(type) {
 	case *protocol.ToolResult:
-		a := toolAnswer{value: m.Value}
-		if m.Error != nil {
-			a.err = m.Error
-		}
-		s.tools.deliver(m.ID, a)
+		s.toolResult(m)
 		return
 	case *protocol.ErrorReply:
 		if !s.tools.deliver(m.ID, toolAnswer{err: &protocol.ToolError{Code: protocol.CodeInternal,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,14 +16,16 @@ import (
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
-// parent is a test parent connected to a Serve over two io.Pipes: real
-// framing, a real runtime, real V8.
+// parent is a test parent connected to a Serve over a pipe (an os.Pipe,
+// as in the host, so the input can be lent to loops; see baton) and an
+// io.Pipe back: real framing, a real runtime, real V8.
 type parent struct {
 	t      *testing.T
-	in     *io.PipeWriter // parent → host
+	in     *os.File // parent → host
 	out    *protocol.Sender
 	frames chan protocol.Message
 	done   chan error // Serve's result
+	srv    *server
 	nextID uint64
 }
 
@@ -35,7 +38,8 @@ func startHost(t *testing.T, cfg Config) *parent {
 // (nil: not wrapped).
 func startHostWriting(t *testing.T, cfg Config, wrap func(io.Writer) io.Writer) *parent {
 	t.Helper()
-	hostIn, parentOut := io.Pipe()
+	hostIn, parentOut, err := os.Pipe()
+	require.NoError(t, err)
 	parentIn, pipeOut := io.Pipe()
 	var hostOut io.Writer = pipeOut
 	if wrap != nil {
@@ -43,7 +47,13 @@ func startHostWriting(t *testing.T, cfg Config, wrap func(io.Writer) io.Writer) 
 	}
 	p := &parent{t: t, in: parentOut, out: protocol.NewSender(parentOut, 0),
 		frames: make(chan protocol.Message, 1024), done: make(chan error, 1)}
-	go func() { p.done <- Serve(hostIn, hostOut, cfg) }()
+	// What Serve does, keeping the server for tests that look inside.
+	p.srv = newServer(hostOut, cfg)
+	go func() {
+		err := p.srv.serve(hostIn)
+		p.srv.stop()
+		p.done <- err
+	}()
 	go func() {
 		defer close(p.frames)
 		fr := protocol.NewFrameReader(parentIn, protocol.HardMaxFrame)

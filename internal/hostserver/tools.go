@@ -42,6 +42,13 @@ func (t *toolTable) take(id uint64) (func(toolAnswer), bool) {
 	return fn, ok
 }
 
+// waiting returns how many calls wait for their answer.
+func (t *toolTable) waiting() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.calls)
+}
+
 // remove forgets id; it reports whether id was still waiting.
 func (t *toolTable) remove(id uint64) bool {
 	_, ok := t.take(id)
@@ -83,6 +90,22 @@ func (c *cell) CallTool(ctx context.Context, call protocol.ToolCall) (json.RawMe
 // The call leaves as turnSend says.
 func (c *cell) StartToolCall(ctx context.Context, call protocol.ToolCall, done func(json.RawMessage, error)) {
 	c.startCall(call, c.turnSend(), done)
+}
+
+// PollInput implements runtime.InputPoller: while the input is lent to
+// the loops (see baton), it reads a whole frame that has arrived. Loop
+// only.
+func (c *cell) PollInput() bool {
+	b := c.srv.baton
+	return b != nil && b.poll(c.srv.toolResult)
+}
+
+// PollDone implements runtime.InputPoller: it gives a lent input back to
+// the reader goroutine. Loop only.
+func (c *cell) PollDone() {
+	if b := c.srv.baton; b != nil {
+		b.done()
+	}
 }
 
 // turnSend returns how the loop sends its next frame: the first frame of a

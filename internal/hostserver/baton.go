@@ -1,0 +1,147 @@
+package hostserver
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+// baton lets the event loop of the host's one running cell read the
+// parent's frames itself while it polls for a tool call's answer.
+//
+// Without it every answer takes two thread hand-offs: the reader
+// goroutine, asleep in read, wakes to read it and posts it to the loop,
+// then sleeps again, and with the host and its parent sharing a CPU each
+// hand-off is a context switch on the path of a sequential call. With it,
+// after the reader delivers a tool.result while exactly one cell runs, it
+// lends the input to the loops and waits instead of reading; the loop
+// reads the next answer between its polls (runtime.InputPoller), only
+// when the whole frame has arrived, so it never blocks on the input.
+//
+// The input comes back to the reader goroutine when a loop stops polling
+// (it goes to sleep or its cell ends: PollDone), when a loop reads a frame
+// that is not a tool.result (the loop hands it over with the input), or
+// when no loop has polled for leaseCheck (a long turn of script): nothing
+// sent by the parent waits for a busy script longer than that.
+type baton struct {
+	fr    *protocol.FrameReader
+	avail func() int // bytes the input holds that a read gets at once
+
+	mu       sync.Mutex  // held by whoever reads fr
+	lent     atomic.Bool // loops may read; the reader goroutine waits
+	handed   *readResult // read by a loop, for the reader to handle; guarded by mu
+	lastPoll atomic.Int64
+	back     chan struct{} // wakes the reader: lent ended
+
+	loopReads atomic.Uint64 // frames read by loops, for tests
+}
+
+// readResult is one frame's outcome as the reader handles it.
+type readResult struct {
+	m   protocol.Message
+	err error // from ReadFrame: fatal or io.EOF
+	bad error // from Decode: answered, then read on
+}
+
+// leaseCheck is how long the input stays lent with no loop polling
+// before the reader goroutine takes it back.
+var leaseCheck = time.Millisecond // a variable for tests
+
+func newBaton(fr *protocol.FrameReader, avail func() int) *baton {
+	return &baton{fr: fr, avail: avail, back: make(chan struct{}, 1)}
+}
+
+// read reads the next frame for the reader goroutine: a frame a loop
+// handed over, or the next one on the input. Reader goroutine only.
+func (b *baton) read() readResult {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if h := b.handed; h != nil {
+		b.handed = nil
+		return *h
+	}
+	return readNext(b.fr)
+}
+
+// readNext reads and decodes one frame. Caller holds the input.
+func readNext(fr *protocol.FrameReader) readResult {
+	frame, err := fr.ReadFrame()
+	if err != nil {
+		return readResult{err: err}
+	}
+	m, err := protocol.Decode(frame)
+	return readResult{m: m, bad: err}
+}
+
+// lend lends the input to the loops and waits until it comes back.
+// Reader goroutine only.
+func (b *baton) lend() {
+	b.lastPoll.Store(time.Now().UnixNano())
+	b.lent.Store(true)
+	t := time.NewTimer(leaseCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.back:
+		case <-t.C:
+		}
+		if !b.lent.Load() {
+			return
+		}
+		if idle := time.Duration(time.Now().UnixNano() - b.lastPoll.Load()); idle >= leaseCheck {
+			b.mu.Lock()
+			b.lent.Store(false)
+			b.mu.Unlock()
+			return
+		}
+		t.Reset(leaseCheck)
+	}
+}
+
+// poll reads one frame if the input is lent and the whole frame has
+// arrived: a tool.result it hands to deliver, anything else (or an error)
+// to the reader goroutine with the input. It reports whether it read a
+// frame. Loop goroutines only.
+func (b *baton) poll(deliver func(*protocol.ToolResult)) bool {
+	if !b.lent.Load() || !b.mu.TryLock() {
+		return false
+	}
+	defer b.mu.Unlock()
+	if !b.lent.Load() {
+		return false
+	}
+	b.lastPoll.Store(time.Now().UnixNano())
+	if !b.fr.Ready(b.avail) {
+		return false
+	}
+	res := readNext(b.fr)
+	b.loopReads.Add(1)
+	if r, ok := res.m.(*protocol.ToolResult); ok && res.err == nil && res.bad == nil {
+		deliver(r)
+		return true
+	}
+	b.handed = &res
+	b.returnLocked()
+	return true
+}
+
+// done gives the input back if it is lent. Loop goroutines only.
+func (b *baton) done() {
+	if !b.lent.Load() {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.returnLocked()
+}
+
+func (b *baton) returnLocked() {
+	if b.lent.Swap(false) {
+		select {
+		case b.back <- struct{}{}:
+		default:
+		}
+	}
+}

@@ -1,0 +1,186 @@
+//go:build linux
+
+package hostserver
+
+import (
+	"os"
+	goruntime "runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+// withTwoPs gives the test a second P: a loop polls, and the reader lends
+// it the input, only then (even on a one-CPU machine).
+func withTwoPs(t *testing.T) {
+	procs := goruntime.GOMAXPROCS(2)
+	t.Cleanup(func() { goruntime.GOMAXPROCS(procs) })
+}
+
+// pipeBaton returns a baton over a fresh os.Pipe and the pipe's writer.
+func pipeBaton(t *testing.T) (*baton, *os.File) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close(); w.Close() })
+	avail := inputAvail(r)
+	require.NotNil(t, avail, "a pipe can be lent")
+	return newBaton(protocol.NewFrameReader(r, 0), avail), w
+}
+
+// lendIn lends b on its own goroutine, as the reader does, and returns a
+// channel closed when the input is back. With hold, the lease does not
+// run out while the test runs; the test must then get the input back.
+func lendIn(t *testing.T, b *baton, hold bool) chan struct{} {
+	if hold {
+		d := leaseCheck
+		leaseCheck = time.Hour
+		t.Cleanup(func() { leaseCheck = d })
+	}
+	back := make(chan struct{})
+	go func() {
+		b.lend()
+		close(back)
+	}()
+	for !b.lent.Load() {
+		select {
+		case <-back:
+			return back // lent and back already
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return back
+}
+
+func writeFrame(t *testing.T, w *os.File, m protocol.Message) []byte {
+	frame, err := protocol.AppendFrame(nil, m)
+	require.NoError(t, err)
+	_, err = w.Write(frame)
+	require.NoError(t, err)
+	return frame
+}
+
+func TestInputAvailOnlyForPipesAndSockets(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "input")
+	require.NoError(t, err)
+	defer f.Close()
+	assert.Nil(t, inputAvail(f), "a regular file")
+	assert.Nil(t, inputAvail(os.NewFile(^uintptr(0), "bad")), "no file")
+}
+
+func TestLoopReadsAWholeToolResultOnly(t *testing.T) {
+	b, w := pipeBaton(t)
+	back := lendIn(t, b, true)
+	var got []*protocol.ToolResult
+	deliver := func(r *protocol.ToolResult) { got = append(got, r) }
+
+	assert.False(t, b.poll(deliver), "nothing has arrived")
+	frame, err := protocol.AppendFrame(nil, &protocol.ToolResult{ID: 7, Value: []byte(`{"a":1}`)})
+	require.NoError(t, err)
+	_, err = w.Write(frame[:len(frame)-2])
+	require.NoError(t, err)
+	assert.False(t, b.poll(deliver), "half a frame is not read (the read would block)")
+	_, err = w.Write(frame[len(frame)-2:])
+	require.NoError(t, err)
+	require.True(t, b.poll(deliver))
+	require.Len(t, got, 1)
+	assert.Equal(t, uint64(7), got[0].ID)
+	assert.JSONEq(t, `{"a":1}`, string(got[0].Value))
+	assert.True(t, b.lent.Load(), "a tool.result keeps the input with the loops")
+
+	b.done()
+	<-back
+	assert.False(t, b.poll(deliver), "a loop reads only a lent input")
+}
+
+func TestLoopHandsOtherFramesToTheReader(t *testing.T) {
+	b, w := pipeBaton(t)
+	back := lendIn(t, b, true)
+	writeFrame(t, w, &protocol.Ping{ID: 3})
+	writeFrame(t, w, &protocol.ToolResult{ID: 4})
+	delivered := false
+	require.True(t, b.poll(func(*protocol.ToolResult) { delivered = true }))
+	assert.False(t, delivered)
+	<-back // the ping came with the input
+	res := b.read()
+	require.NoError(t, res.err)
+	assert.Equal(t, &protocol.Ping{ID: 3}, res.m)
+	res = b.read()
+	require.NoError(t, res.err)
+	assert.Equal(t, uint64(4), res.m.(*protocol.ToolResult).ID, "the reader reads on from where the loop stopped")
+}
+
+func TestLoopHandsABrokenStreamToTheReader(t *testing.T) {
+	b, w := pipeBaton(t)
+	back := lendIn(t, b, true)
+	_, err := w.Write([]byte{0, 0, 0, 0})
+	require.NoError(t, err)
+	require.True(t, b.poll(func(*protocol.ToolResult) { t.Error("delivered") }))
+	<-back
+	res := b.read()
+	var pe *protocol.ProtocolError
+	require.ErrorAs(t, res.err, &pe, "the reader gets the fatal error to handle")
+	assert.Equal(t, protocol.ErrCodeBadFrame, pe.Code)
+}
+
+func TestReaderTakesTheInputBackWhenNoLoopPolls(t *testing.T) {
+	b, _ := pipeBaton(t)
+	back := lendIn(t, b, false)
+	select {
+	case <-back:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the lease never ended")
+	}
+	assert.False(t, b.lent.Load())
+}
+
+// answerCalls answers every tool call with its input until the cell's
+// result arrives, and returns it.
+func answerCalls(p *parent) *protocol.CellResult {
+	p.t.Helper()
+	for {
+		switch m := p.next().(type) {
+		case *protocol.ToolCallRequest:
+			p.send(&protocol.ToolResult{ID: m.ID, Value: m.Input})
+		case *protocol.CellResult:
+			return m
+		}
+	}
+}
+
+func TestSequentialAnswersAreReadByTheLoop(t *testing.T) {
+	withTwoPs(t)
+	p := startHost(t, Config{})
+	p.handshake()
+	p.openSession("s1")
+	p.exec(&protocol.Exec{Session: "s1", Tools: []protocol.ToolDef{echoTool},
+		Source: `let n = 0; for (let i = 0; i < 300; i++) n += (await tools.echo({i})).i; return n`})
+	res := answerCalls(p)
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.Equal(t, "44850", res.Items[len(res.Items)-1].Text)
+	require.NotNil(t, p.srv.baton)
+	assert.NotZero(t, p.srv.baton.loopReads.Load(), "some answers were read by the loop itself")
+	assert.False(t, p.srv.baton.lent.Load(), "the input is back with the reader after the cell")
+}
+
+func TestABusyScriptDoesNotKeepTheInputFromOthers(t *testing.T) {
+	withTwoPs(t)
+	p := startHost(t, Config{})
+	p.handshake()
+	p.openSession("s1")
+	p.exec(&protocol.Exec{Session: "s1", Tools: []protocol.ToolDef{echoTool},
+		Source: `await tools.echo({}); const t = Date.now(); while (Date.now() - t < 3000) {} return 1`})
+	call := expect[*protocol.ToolCallRequest](p)
+	p.send(&protocol.ToolResult{ID: call.ID, Value: call.Input})
+	// The answer was the one awaited and one cell runs: the input is lent
+	// to a loop that now runs script for three seconds.
+	time.Sleep(50 * time.Millisecond)
+	sent := time.Now()
+	p.send(&protocol.Ping{ID: 99})
+	assert.Equal(t, uint64(99), expect[*protocol.Pong](p).ID, "the pong came before the cell's result")
+	assert.Less(t, time.Since(sent), 2*time.Second, "the ping was read while the script still ran")
+	assert.Equal(t, protocol.StatusCompleted, expect[*protocol.CellResult](p).Status)
+}

@@ -94,9 +94,9 @@ func (p *parker) park(d time.Duration, poll bool, in InputPoller) {
 	p.state.Store(parkRunning)
 }
 
-// poll waits up to d for unpark without sleeping, reading in (when not
-// nil) or else yielding the CPU between looks (a reader on this CPU gets
-// to post); it reports whether unpark came.
+// poll waits up to d for unpark without sleeping. Between looks it reads
+// in (when not nil) and, when that brought nothing, yields the CPU (a
+// reader on this CPU gets to post); it reports whether unpark came.
 func (p *parker) poll(d time.Duration, in InputPoller) bool {
 	deadline := time.Now().Add(d)
 	for {

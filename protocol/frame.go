@@ -72,7 +72,8 @@ func (fr *FrameReader) Ready(avail func() int) bool {
 	if size == 0 || uint64(size) > uint64(fr.max) {
 		return true // refused before its body is read
 	}
-	return uint64(fr.r.Buffered())+uint64(avail()) >= 4+uint64(size)
+	need := 4 + uint64(size)
+	return uint64(fr.r.Buffered()) >= need || uint64(fr.r.Buffered())+uint64(avail()) >= need
 }
 
 // MaxFrame returns the current cap.

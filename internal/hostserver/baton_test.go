@@ -151,13 +151,19 @@ func answerCalls(p *parent) *protocol.CellResult {
 	}
 }
 
-func TestSequentialAnswersAreReadByTheLoop(t *testing.T) {
+// startEchoCell starts a host with a second P and runs source in a cell
+// of session s1 with the echo tool.
+func startEchoCell(t *testing.T, source string) *parent {
 	withTwoPs(t)
 	p := startHost(t, Config{})
 	p.handshake()
 	p.openSession("s1")
-	p.exec(&protocol.Exec{Session: "s1", Tools: []protocol.ToolDef{echoTool},
-		Source: `let n = 0; for (let i = 0; i < 300; i++) n += (await tools.echo({i})).i; return n`})
+	p.exec(&protocol.Exec{Session: "s1", Tools: []protocol.ToolDef{echoTool}, Source: source})
+	return p
+}
+
+func TestSequentialAnswersAreReadByTheLoop(t *testing.T) {
+	p := startEchoCell(t, `let n = 0; for (let i = 0; i < 300; i++) n += (await tools.echo({i})).i; return n`)
 	res := answerCalls(p)
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	assert.Equal(t, "44850", res.Items[len(res.Items)-1].Text)
@@ -167,12 +173,7 @@ func TestSequentialAnswersAreReadByTheLoop(t *testing.T) {
 }
 
 func TestABusyScriptDoesNotKeepTheInputFromOthers(t *testing.T) {
-	withTwoPs(t)
-	p := startHost(t, Config{})
-	p.handshake()
-	p.openSession("s1")
-	p.exec(&protocol.Exec{Session: "s1", Tools: []protocol.ToolDef{echoTool},
-		Source: `await tools.echo({}); const t = Date.now(); while (Date.now() - t < 3000) {} return 1`})
+	p := startEchoCell(t, `await tools.echo({}); const t = Date.now(); while (Date.now() - t < 3000) {} return 1`)
 	call := expect[*protocol.ToolCallRequest](p)
 	p.send(&protocol.ToolResult{ID: call.ID, Value: call.Input})
 	// The answer was the one awaited and one cell runs: the input is lent

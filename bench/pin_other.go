@@ -1,0 +1,9 @@
+//go:build !linux
+
+package bench
+
+import "errors"
+
+func pinToOneCPU() (restore func(), err error) {
+	return nil, errors.New("bench: pinning to one CPU needs Linux")
+}

@@ -50,7 +50,7 @@ func floorCmd() *exec.Cmd {
 }
 
 func TestFloorsTimeEveryRoundTrip(t *testing.T) {
-	for name, floor := range map[string]func(*exec.Cmd, int, int) ([]time.Duration, error){"go": Floor, "pinned": PinnedFloor, "raw": RawFloor} {
+	for name, floor := range map[string]func(*exec.Cmd, int, int) ([]time.Duration, error){"go": Floor, "raw": RawFloor} {
 		t.Run(name, func(t *testing.T) {
 			times, err := floor(floorCmd(), 200, 20)
 			require.NoError(t, err)
@@ -180,8 +180,6 @@ func TestRunWithoutHostOrPeerReportsWhatDidNotRun(t *testing.T) {
 	assert.False(t, rep.Incomplete(), "parts not asked for are not failures")
 	assert.Empty(t, rep.FloorError)
 	assert.Equal(t, 100, rep.Floor.N)
-	assert.Empty(t, rep.PinnedFloorError)
-	assert.Equal(t, 100, rep.PinnedFloor.N)
 	assert.Empty(t, rep.RawFloorError)
 	assert.Equal(t, 100, rep.RawFloor.N)
 	var names []string
@@ -259,33 +257,6 @@ func TestRowsJudgeRatiosAgainstTheTargets(t *testing.T) {
 	assert.True(t, r.Failed())
 	assert.False(t, r.Incomplete())
 	assert.Equal(t, "host via stdio", r.Rows[0].System, "host rows come first")
-}
-
-func TestThePinnedFloorIsTheReferenceWhenMeasured(t *testing.T) {
-	r := syntheticReport()
-	r.PinnedFloor = Stat{P50: 0.005, P99: 0.006, N: 100} // 5 µs: 20 µs per call is 4×
-	var perCall, pinned, unpinned Row
-	for _, row := range r.rows() {
-		switch {
-		case row.System == "host via stdio" && row.Item == "per sequential call overhead":
-			perCall = row
-		case strings.HasPrefix(row.Item, "pipe floor, Go I/O, one CPU"):
-			pinned = row
-		case strings.HasPrefix(row.Item, "pipe floor, Go I/O"):
-			unpinned = row
-		}
-	}
-	assert.Equal(t, "FAIL", perCall.Verdict, "20 µs is over 3× the pinned 5 µs")
-	assert.InDelta(t, 4.0, perCall.Ratio, 1e-9)
-	assert.Contains(t, pinned.Item, "(the per-call reference)")
-	assert.NotContains(t, unpinned.Item, "reference")
-
-	r.PinnedFloorError = "bench: pinning to one CPU needs Linux"
-	for _, row := range r.rows() {
-		if row.System == "host via stdio" && row.Item == "per sequential call overhead" {
-			assert.Equal(t, "pass", row.Verdict, "back to the unpinned 10 µs")
-		}
-	}
 }
 
 func TestReportWritesTableAndJSON(t *testing.T) {

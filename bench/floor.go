@@ -42,24 +42,6 @@ func Floor(cmd *exec.Cmd, n, warmup int) ([]time.Duration, error) {
 		func(b []byte) error { _, err := io.ReadFull(fromChild, b); return err })
 }
 
-// PinnedFloor is Floor with this process and the child on one CPU. That is
-// where a host and its parent run (a trace of sequential tool calls shows
-// both on one CPU), and unlike Floor, whose result depends on where the
-// scheduler happens to put the two processes (about 3.5 µs while they run
-// on different CPUs and spin, 12-17 µs once it has put them on one), it is
-// steady from run to run. Every thread of this process runs on that CPU
-// until PinnedFloor returns.
-func PinnedFloor(cmd *exec.Cmd, n, warmup int) ([]time.Duration, error) {
-	restore, err := pinToOneCPU()
-	if err != nil {
-		return nil, err
-	}
-	defer restore()
-	goruntime.LockOSThread() // the child inherits the affinity of the thread that starts it
-	defer goruntime.UnlockOSThread()
-	return Floor(cmd, n, warmup)
-}
-
 // floorMsg is the size of one ping and one pong.
 const floorMsg = 4
 

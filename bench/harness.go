@@ -81,15 +81,13 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	logf := func(format string, args ...any) { fmt.Fprintf(opt.Log, "bench: "+format+"\n", args...) }
 
 	if opt.FloorCmd != nil {
-		logf("floor: %d pipe round trips with Go I/O, on one CPU and unpinned, then with raw system calls", opt.FloorN)
-		times, err := PinnedFloor(opt.FloorCmd(), opt.FloorN, opt.FloorN/10)
-		rep.PinnedFloor, rep.PinnedFloorError = statOf(times), errString(err)
-		times, err = Floor(opt.FloorCmd(), opt.FloorN, opt.FloorN/10)
+		logf("floor: %d pipe round trips with Go I/O, then with raw system calls", opt.FloorN)
+		times, err := Floor(opt.FloorCmd(), opt.FloorN, opt.FloorN/10)
 		rep.Floor, rep.FloorError = statOf(times), errString(err)
 		times, err = RawFloor(opt.FloorCmd(), opt.FloorN, opt.FloorN/10)
 		rep.RawFloor, rep.RawFloorError = statOf(times), errString(err)
 	} else {
-		rep.FloorError, rep.PinnedFloorError, rep.RawFloorError = notRun, notRun, notRun
+		rep.FloorError, rep.RawFloorError = notRun, notRun
 	}
 
 	systems, results := startSystems(ctx, opt, logf)

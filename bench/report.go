@@ -22,14 +22,10 @@ type Report struct {
 	PeerError string      `json:"peer_error,omitempty"`
 
 	// Floor is the round trip of 4 bytes over a pipe pair between two Go
-	// processes doing their I/O through *os.File: DESIGN §7's floor (see
-	// Floor). PinnedFloor is the same with both processes on one CPU, the
-	// per-call target's reference when it could be measured (see
-	// PinnedFloor).
-	Floor            Stat   `json:"floor"`
-	FloorError       string `json:"floor_error,omitempty"`
-	PinnedFloor      Stat   `json:"pinned_floor"`
-	PinnedFloorError string `json:"pinned_floor_error,omitempty"`
+	// processes doing their I/O through *os.File: DESIGN §7's floor, the
+	// per-call target's reference (see Floor).
+	Floor      Stat   `json:"floor"`
+	FloorError string `json:"floor_error,omitempty"`
 	// RawFloor is the same round trip with raw blocking system calls on
 	// locked threads: the kernel's share alone (see RawFloor).
 	RawFloor      Stat   `json:"raw_floor"`
@@ -143,27 +139,9 @@ func (r *Report) rows() []Row {
 	for _, sys := range r.systemsHostFirst() {
 		rows = append(rows, r.scenarioRows(sys)...)
 	}
-	pinned, unpinned := "pipe floor, Go I/O, one CPU", "pipe floor, Go I/O"
-	if _, onOneCPU, ok := r.floorRef(); ok && onOneCPU {
-		pinned += " (the per-call reference)"
-	} else if ok {
-		unpinned += " (the per-call reference)"
-	}
-	rows = append(rows, floorRow(pinned, r.PinnedFloor, r.PinnedFloorError), floorRow(unpinned, r.Floor, r.FloorError),
+	rows = append(rows, floorRow("pipe floor, Go I/O (the per-call reference)", r.Floor, r.FloorError),
 		floorRow("pipe floor, raw system calls", r.RawFloor, r.RawFloorError))
 	return append(rows, r.memoryRows()...)
-}
-
-// floorRef is the per-call target's reference floor in µs: the floor on
-// one CPU when it was measured (onOneCPU), else the unpinned one.
-func (r *Report) floorRef() (us float64, onOneCPU, ok bool) {
-	switch {
-	case r.PinnedFloorError == "" && r.PinnedFloor.P50 > 0:
-		return r.PinnedFloor.P50 * 1000, true, true
-	case r.FloorError == "" && r.Floor.P50 > 0:
-		return r.Floor.P50 * 1000, false, true
-	}
-	return 0, false, false
 }
 
 func floorRow(item string, s Stat, errMsg string) Row {
@@ -220,7 +198,8 @@ func (r *Report) scenarioRows(sys SystemResult) []Row {
 	}
 	if perCall, ok := perCallUS(sys); ok {
 		row := Row{Item: "per sequential call overhead", System: sys.Name, Ours: fmt.Sprintf("%.1f µs", perCall)}
-		if floorUS, _, ok := r.floorRef(); ok {
+		if r.FloorError == "" && r.Floor.P50 > 0 {
+			floorUS := r.Floor.P50 * 1000
 			row.Ratio = perCall / floorUS
 			row.Target = fmt.Sprintf("≤ %.0f× floor (%.1f µs)", floorFactor, floorFactor*floorUS)
 			row.Verdict = verdict(row.Ratio <= floorFactor)
@@ -263,8 +242,8 @@ func (r *Report) ipcShare(sys SystemResult, hostPerCall float64) (Row, bool) {
 		}
 		share := hostPerCall - inProcess
 		row := Row{Item: "  of which the process boundary", System: sys.Name, Ours: fmt.Sprintf("%.1f µs", share), Verdict: verdictInfo}
-		if floorUS, _, ok := r.floorRef(); ok {
-			row.Ratio = share / floorUS
+		if r.FloorError == "" && r.Floor.P50 > 0 {
+			row.Ratio = share / (r.Floor.P50 * 1000)
 			row.Target = "(× floor)"
 		}
 		return row, true
@@ -404,7 +383,7 @@ func dash(s string) string {
 // system, the peer, a floor or the memory measurements.
 func (r *Report) Incomplete() bool {
 	failed := func(msg string) bool { return msg != "" && !strings.HasPrefix(msg, notRun) }
-	if failed(r.PeerError) || failed(r.FloorError) || failed(r.PinnedFloorError) || failed(r.RawFloorError) {
+	if failed(r.PeerError) || failed(r.FloorError) || failed(r.RawFloorError) {
 		return true
 	}
 	for _, s := range r.Systems {

@@ -34,6 +34,7 @@ type baton struct {
 	handed   *readResult // read by a loop, for the reader to handle; guarded by mu
 	lastPoll atomic.Int64
 	back     chan struct{} // wakes the reader: lent ended
+	lease    *time.Timer   // the reader's lease check; reader goroutine only
 
 	loopReads atomic.Uint64 // frames read by loops, for tests
 }
@@ -80,7 +81,12 @@ func readNext(fr *protocol.FrameReader) readResult {
 func (b *baton) lend() {
 	b.lastPoll.Store(time.Now().UnixNano())
 	b.lent.Store(true)
-	t := time.NewTimer(leaseCheck)
+	if b.lease == nil {
+		b.lease = time.NewTimer(leaseCheck)
+	} else {
+		b.lease.Reset(leaseCheck)
+	}
+	t := b.lease
 	defer t.Stop()
 	for {
 		select {

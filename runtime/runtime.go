@@ -33,9 +33,7 @@ var setHeapFlag sync.Once
 func New(cfg Config) *Runtime {
 	r := &Runtime{cfg: cfg.withDefaults(), active: map[*Cell]struct{}{}, quit: make(chan struct{})}
 	setHeapFlag.Do(func() {
-		// Cells have no WebAssembly (the prelude would delete it): not
-		// installing it takes 8% off preparing each cell's context.
-		v8.SetFlags(fmt.Sprintf("--max-old-space-size=%d", r.cfg.HeapLimitMB), "--no-expose-wasm")
+		v8.SetFlags(fmt.Sprintf("--max-old-space-size=%d", r.cfg.HeapLimitMB))
 	})
 	if r.cfg.MaxRSSMB > 0 {
 		r.wg.Add(1)

@@ -314,37 +314,28 @@ func (s *scanner) mapBody(n, depth int) error {
 
 // strBytes returns the contents of one encoded str value.
 func strBytes(v []byte) ([]byte, bool) {
-	if len(v) == 0 {
-		return nil, false
+	if len(v) > 0 && v[0] >= 0xa0 && v[0] <= 0xbf {
+		return v[1:], true // fixstr
 	}
-	c := v[0]
-	switch {
-	case c >= 0xa0 && c <= 0xbf:
-		return v[1:], true
-	case c == 0xd9 && len(v) >= 2:
-		return v[2:], true
-	case c == 0xda && len(v) >= 3:
-		return v[3:], true
-	case c == 0xdb && len(v) >= 5:
-		return v[5:], true
-	}
-	return nil, false
+	return sizedBytes(v, 0xd9) // str8, str16, str32
 }
 
 // binBytes returns the contents of one encoded bin value.
 func binBytes(v []byte) ([]byte, bool) {
-	if len(v) == 0 {
+	return sizedBytes(v, 0xc4) // bin8, bin16, bin32
+}
+
+// sizedBytes returns the contents of one whole encoded value whose type
+// byte is base, base+1 or base+2: a length of 1, 2 or 4 bytes follows it.
+func sizedBytes(v []byte, base byte) ([]byte, bool) {
+	if len(v) == 0 || v[0] < base || v[0] > base+2 {
 		return nil, false
 	}
-	switch c := v[0]; {
-	case c == 0xc4 && len(v) >= 2:
-		return v[2:], true
-	case c == 0xc5 && len(v) >= 3:
-		return v[3:], true
-	case c == 0xc6 && len(v) >= 5:
-		return v[5:], true
+	hdr := [3]int{2, 3, 5}[v[0]-base]
+	if len(v) < hdr {
+		return nil, false
 	}
-	return nil, false
+	return v[hdr:], true
 }
 
 // uintValue returns the value of one encoded non-negative integer.

@@ -25,8 +25,7 @@ type Runtime struct {
 	quit    chan struct{} // closed by Close
 }
 
-// setHeapFlag sets V8's flags (the heap limit) once per process, before
-// any isolate.
+// setHeapFlag sets V8's heap limit once per process, before any isolate.
 var setHeapFlag sync.Once
 
 // New starts a runtime and warms cfg.Prewarm isolates.

@@ -74,7 +74,6 @@ func serveFrames(in io.Reader, out io.WriteCloser, limits protocol.Limits, log h
 	if f, ok := out.(*os.File); ok {
 		out = nbpipe.Wrap(f) // tool calls leave from the loop's own thread
 	}
-
 	err := hostserver.Serve(in, out, hostserver.Config{HostVersion: Version, Limits: limits, Logger: log,
 		CellPrefix: os.Getenv(bridge.CellPrefixEnv), Runtime: rcfg,
 		OnShutdown: onShutdown, OnStuck: exitStuck(log),

@@ -43,8 +43,11 @@ func releaseStartupPages() int {
 	sc := bufio.NewScanner(bytes.NewReader(maps))
 	for sc.Scan() {
 		f := bytes.Fields(sc.Bytes())
+		if len(f) < 5 {
+			continue
+		}
 		lo, hi, ok := bytes.Cut(f[0], []byte{'-'})
-		if len(f) < 5 || !ok {
+		if !ok {
 			continue
 		}
 		start, err1 := strconv.ParseUint(string(lo), 16, 64)

@@ -33,10 +33,10 @@ func (m *mailbox) wake() {
 }
 
 // wait blocks until work is posted, wake is called or d has passed (d < 0:
-// no limit); it may return early. With poll set it may first poll for a
-// while, reading in between looks when in is not nil (see parker.park).
-// Loop only.
-func (m *mailbox) wait(d time.Duration, poll bool, in InputPoller) {
+// no limit); it may return early. With poll > 0 it may first poll for up
+// to that long, reading in between looks when in is not nil (see
+// parker.park). Loop only.
+func (m *mailbox) wait(d, poll time.Duration, in InputPoller) {
 	m.park.park(d, poll, in)
 }
 

@@ -16,27 +16,23 @@ import (
 // call's latency.
 //
 // When asked to, its loop is the only one running and the Go scheduler has
-// another P, park first polls for a while (pollBeforeSleep) before it
-// sleeps.
+// another P, park first polls for a while (Config.PollBeforeSleep, 30 µs
+// by default), yielding its CPU between looks, before it sleeps. The
+// answer to a sequential tool call comes back within this time when the
+// tool is quick; caught while polling it costs no futex sleep and wake-up,
+// and the reader that posts it no system call. On the 2-CPU VM, where a
+// host and its parent share one CPU (see bench/README.md), that took a
+// sequential call from 43.6 to 36.6 µs. With several loops running they
+// would take the CPUs from each other (8 sessions of sequential calls ran
+// 1.6× slower polling), so they sleep at once. So does a loop in a process
+// with GOMAXPROCS 1 (one CPU, by affinity or a container's quota): the
+// poll holds the only P, so the reader goroutine that would post the
+// answer cannot run until the poll gives up, and pinned to one CPU a
+// sequential call took 224 µs instead of 30-46.
 type parker struct {
 	state  atomic.Uint32 // parkRunning, parkSleeping or parkNotified
 	sleeps atomic.Uint32 // futex sleeps, for tests
 }
-
-// pollBeforeSleep is how long park polls for a wake-up, yielding its CPU
-// between looks, before it sleeps, when its loop is the only one running.
-// The answer to a sequential tool call comes back within this time when
-// the tool is quick; caught while polling it costs no futex sleep and
-// wake-up, and the reader that posts it no system call. On the 2-CPU VM,
-// where a host and its parent share one CPU (see bench/README.md), that
-// took a sequential call from 43.6 to 36.6 µs. With several loops running
-// they would take the CPUs from each other (8 sessions of sequential calls
-// ran 1.6× slower polling), so they sleep at once. So does a loop in a
-// process with GOMAXPROCS 1 (one CPU, by affinity or a container's quota):
-// the poll holds the only P, so the reader goroutine that would post the
-// answer cannot run until the poll gives up, and pinned to one CPU a
-// sequential call took 224 µs instead of 30-46.
-var pollBeforeSleep = 30 * time.Microsecond // a variable for tests
 
 const (
 	parkRunning uint32 = iota
@@ -58,12 +54,13 @@ func (p *parker) unpark() {
 }
 
 // park sleeps until unpark is called or d has passed (d < 0: no limit).
-// It may return early; callers re-check their state. While it polls it
-// calls in.PollInput (when in is not nil) between looks, and before it
-// sleeps in.PollDone. Owner only.
-func (p *parker) park(d time.Duration, poll bool, in InputPoller) {
-	if poll && d != 0 && runningLoops.Load() == 1 && goruntime.GOMAXPROCS(0) > 1 {
-		spin := pollBeforeSleep
+// It may return early; callers re-check their state. With poll > 0 it
+// first polls for up to that long, when its loop is the only one running
+// and GOMAXPROCS > 1. While it polls it calls in.PollInput (when in is not
+// nil) between looks, and before it sleeps in.PollDone. Owner only.
+func (p *parker) park(d, poll time.Duration, in InputPoller) {
+	if poll > 0 && d != 0 && runningLoops.Load() == 1 && goruntime.GOMAXPROCS(0) > 1 {
+		spin := poll
 		if d > 0 {
 			spin = min(d, spin)
 		}

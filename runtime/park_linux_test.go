@@ -1,17 +1,27 @@
 package runtime
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	goruntime "runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/codemode-host/codemode-host/protocol"
 )
+
+// aMinute is a poll long enough that an unpark always lands in it.
+const aMinute = time.Minute
 
 // parkIn runs p.park(-1, poll) on its own goroutine and returns a channel
 // closed when it returns.
-func parkIn(p *parker, poll bool) chan struct{} {
+func parkIn(p *parker, poll time.Duration) chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		p.park(-1, poll, nil)
@@ -20,23 +30,20 @@ func parkIn(p *parker, poll bool) chan struct{} {
 	return done
 }
 
-// withLoops makes loops event loops count as running, the poll a minute
-// long (so an unpark always lands in it) and GOMAXPROCS 2 (polling needs a
-// second P, even on a one-CPU machine) for the rest of the test.
+// withLoops makes loops event loops count as running and GOMAXPROCS 2
+// (polling needs a second P, even on a one-CPU machine) for the rest of
+// the test.
 func withLoops(t *testing.T, loops int32) {
-	d := pollBeforeSleep
-	pollBeforeSleep = time.Minute
 	runningLoops.Add(loops)
 	procs := goruntime.GOMAXPROCS(2)
 	t.Cleanup(func() {
-		pollBeforeSleep = d
 		runningLoops.Add(-loops)
 		goruntime.GOMAXPROCS(procs)
 	})
 }
 
 // sleepsAtOnce checks that a park with poll goes straight to sleep.
-func sleepsAtOnce(t *testing.T, poll bool) {
+func sleepsAtOnce(t *testing.T, poll time.Duration) {
 	var p parker
 	done := parkIn(&p, poll)
 	require.Eventually(t, func() bool { return p.state.Load() == parkSleeping }, 5*time.Second, time.Millisecond)
@@ -50,7 +57,7 @@ func TestParkPollsWhenItsLoopRunsAlone(t *testing.T) {
 	require.Equal(t, int32(1), runningLoops.Load())
 
 	var p parker
-	done := parkIn(&p, true)
+	done := parkIn(&p, aMinute)
 	time.Sleep(10 * time.Millisecond)
 	assert.Equal(t, parkRunning, p.state.Load(), "polling, not asleep")
 	p.unpark()
@@ -61,28 +68,27 @@ func TestParkPollsWhenItsLoopRunsAlone(t *testing.T) {
 
 func TestParkSleepsAtOnceWhenNotAskedToPoll(t *testing.T) {
 	withLoops(t, 1)
-	sleepsAtOnce(t, false)
+	sleepsAtOnce(t, 0)
 }
 
 func TestParkSleepsAtOnceWhenOtherLoopsRun(t *testing.T) {
 	withLoops(t, 2)
-	sleepsAtOnce(t, true)
+	sleepsAtOnce(t, aMinute)
 }
 
 func TestParkSleepsAtOnceWithOneP(t *testing.T) {
 	withLoops(t, 1)
 	goruntime.GOMAXPROCS(1)
-	sleepsAtOnce(t, true)
+	sleepsAtOnce(t, aMinute)
 }
 
 func TestParkPollsNoLongerThanItsDeadline(t *testing.T) {
 	withLoops(t, 1)
 
 	var p parker
-	p.park(20*time.Millisecond, true, nil) // a timer due in 20 ms: the poll ends there
+	p.park(20*time.Millisecond, aMinute, nil) // a timer due in 20 ms: the poll ends there
 	assert.Zero(t, p.sleeps.Load(), "nothing is left to sleep after the poll")
-	pollBeforeSleep = 5 * time.Millisecond
-	p.park(20*time.Millisecond, true, nil)
+	p.park(20*time.Millisecond, 5*time.Millisecond, nil)
 	assert.Equal(t, uint32(1), p.sleeps.Load(), "a poll shorter than the wait is followed by a sleep")
 }
 
@@ -108,7 +114,7 @@ func TestParkReadsItsInputWhilePolling(t *testing.T) {
 	withLoops(t, 1)
 	var p parker
 	in := &countingInput{p: &p}
-	p.park(-1, true, in)
+	p.park(-1, aMinute, in)
 	assert.Equal(t, 3, in.polls, "polled until the input delivered")
 	assert.Zero(t, in.done, "a poll that caught its wake-up keeps reading the input")
 	assert.Zero(t, p.sleeps.Load())
@@ -119,7 +125,62 @@ func TestParkStopsReadingItsInputBeforeItSleeps(t *testing.T) {
 	var p parker
 	in := &countingInput{p: &p}
 	p.unpark() // the next park returns at once, after PollDone
-	p.park(-1, true, in)
+	p.park(-1, aMinute, in)
 	assert.Zero(t, in.polls)
 	assert.Equal(t, 1, in.done, "PollDone came before the (skipped) sleep")
+}
+
+// polledCaller answers a tool call when the cell's loop next polls it
+// (PollInput), or after 50 ms when no poll comes first.
+type polledCaller struct {
+	mu      sync.Mutex
+	pending []func()
+	byPoll  atomic.Int64
+}
+
+func (c *polledCaller) StartToolCall(_ context.Context, call protocol.ToolCall, done func(json.RawMessage, error)) {
+	var once sync.Once
+	answer := func() { once.Do(func() { done(call.Input, nil) }) }
+	c.mu.Lock()
+	c.pending = append(c.pending, answer)
+	c.mu.Unlock()
+	time.AfterFunc(50*time.Millisecond, answer)
+}
+
+func (c *polledCaller) PollInput() bool {
+	c.mu.Lock()
+	pending := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	for _, answer := range pending {
+		answer()
+		c.byPoll.Add(1)
+	}
+	return len(pending) > 0
+}
+
+func (c *polledCaller) PollDone() {}
+
+// CallTool is never used: the runtime prefers StartToolCall.
+func (c *polledCaller) CallTool(context.Context, protocol.ToolCall) (json.RawMessage, error) {
+	return nil, errors.New("polledCaller: CallTool called")
+}
+
+func TestLoopPollsForAsPollBeforeSleepSays(t *testing.T) {
+	t.Cleanup(func() { goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(2)) })
+	for _, poll := range []time.Duration{time.Second, -1} {
+		rt := New(Config{PollBeforeSleep: poll})
+		t.Cleanup(rt.Close)
+		caller := &polledCaller{}
+		res, err := rt.Run(context.Background(), CellRequest{Tools: testTools, Caller: caller,
+			Source: `let n = 0; for (let i = 0; i < 3; i++) n += (await tools.echo({i})).i; return n`})
+		require.NoError(t, err)
+		require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+		assert.Equal(t, "3", res.Items[len(res.Items)-1].Text)
+		if poll > 0 {
+			assert.Equal(t, int64(3), caller.byPoll.Load(), "every answer was read while the loop polled")
+		} else {
+			assert.Zero(t, caller.byPoll.Load(), "a negative PollBeforeSleep turns polling off")
+		}
+	}
 }

@@ -30,7 +30,7 @@ func (p *parker) unpark() {
 // park sleeps until unpark is called or d has passed (d < 0: no limit).
 // poll and in are ignored here (no loop polls, so in is never lent
 // input). Owner only.
-func (p *parker) park(d time.Duration, poll bool, in InputPoller) {
+func (p *parker) park(d, poll time.Duration, in InputPoller) {
 	if d < 0 {
 		<-p.ch()
 		return

@@ -40,11 +40,12 @@ type cellRun struct {
 	unhandled int
 	notified  int
 	heapPeak  uint64
-	// pollParks: the cell's tool calls are asynchronous (an
-	// AsyncToolCaller, such as a host's parent), so the loop may poll
-	// before it sleeps. A ToolCaller's calls run on goroutines that a
-	// polling loop would keep from its P.
-	pollParks bool
+	// pollParks is how long the loop may poll before it sleeps
+	// (Config.PollBeforeSleep) when the cell's tool calls are asynchronous
+	// (an AsyncToolCaller, such as a host's parent); 0 otherwise. A
+	// ToolCaller's calls run on goroutines that a polling loop would keep
+	// from its P.
+	pollParks time.Duration
 	input     InputPoller // the caller, when it is one; nil otherwise
 	guardHits uint64      // the heap guard's count when the cell started
 	writes    map[string]json.RawMessage
@@ -72,8 +73,8 @@ func (w *worker) run(c *Cell) (reusable bool) {
 	callCtx, cancel := context.WithCancel(context.Background())
 	r := &cellRun{c: c, w: w, callCtx: callCtx, cancelCall: cancel, pending: map[uint64]*pendingCall{},
 		guardHits: w.guard.Hits()}
-	_, r.pollParks = c.req.Caller.(AsyncToolCaller)
-	if r.pollParks {
+	if _, async := c.req.Caller.(AsyncToolCaller); async && w.rt.cfg.PollBeforeSleep > 0 {
+		r.pollParks = w.rt.cfg.PollBeforeSleep
 		r.input, _ = c.req.Caller.(InputPoller)
 	}
 	res := r.execute()

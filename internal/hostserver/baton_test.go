@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/runtime"
 )
 
 // withTwoPs gives the test a second P: a loop polls, and the reader lends
@@ -31,14 +32,20 @@ func pipeBaton(t *testing.T) (*baton, *os.File) {
 	return newBaton(protocol.NewFrameReader(r, 0), avail), w
 }
 
+// holdLease makes the reader wait d for a loop's poll before it takes its
+// input back, for the rest of the test. Call it before the host starts.
+func holdLease(t *testing.T, d time.Duration) {
+	old := leaseCheck
+	leaseCheck = d
+	t.Cleanup(func() { leaseCheck = old })
+}
+
 // lendIn lends b on its own goroutine, as the reader does, and returns a
 // channel closed when the input is back. With hold, the lease does not
 // run out while the test runs; the test must then get the input back.
 func lendIn(t *testing.T, b *baton, hold bool) chan struct{} {
 	if hold {
-		d := leaseCheck
-		leaseCheck = time.Hour
-		t.Cleanup(func() { leaseCheck = d })
+		holdLease(t, time.Hour)
 	}
 	back := make(chan struct{})
 	go func() {
@@ -152,10 +159,13 @@ func answerCalls(p *parent) *protocol.CellResult {
 }
 
 // startEchoCell starts a host with a second P and runs source in a cell
-// of session s1 with the echo tool.
+// of session s1 with the echo tool. Its loop polls for up to a second for
+// each answer, so that it is polling when the answer comes even on a
+// loaded machine (with the default 30 µs an answer that takes longer
+// finds the loop asleep, and the reader reads it).
 func startEchoCell(t *testing.T, source string) *parent {
 	withTwoPs(t)
-	p := startHost(t, Config{})
+	p := startHost(t, Config{Runtime: runtime.Config{PollBeforeSleep: time.Second}})
 	p.handshake()
 	p.openSession("s1")
 	p.exec(&protocol.Exec{Session: "s1", Tools: []protocol.ToolDef{echoTool}, Source: source})
@@ -163,6 +173,9 @@ func startEchoCell(t *testing.T, source string) *parent {
 }
 
 func TestSequentialAnswersAreReadByTheLoop(t *testing.T) {
+	// On a loaded machine a loop that yields its CPU between looks may not
+	// look again for a scheduler's time slice, longer than the 1 ms lease.
+	holdLease(t, time.Second)
 	p := startEchoCell(t, `let n = 0; for (let i = 0; i < 300; i++) n += (await tools.echo({i})).i; return n`)
 	res := answerCalls(p)
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)

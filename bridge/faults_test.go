@@ -497,7 +497,7 @@ func TestFaultNoHostMemoryGrowthOver10000Cells(t *testing.T) {
 		for range k {
 			res, err := s.Exec(ctx, req)
 			require.NoError(t, err)
-			require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+			require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res)
 		}
 	}
 	pid := c.Pid()

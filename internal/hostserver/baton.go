@@ -1,6 +1,7 @@
 package hostserver
 
 import (
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -134,13 +135,23 @@ func (b *baton) poll(deliver func(*protocol.ToolResult)) bool {
 }
 
 // done gives the input back if it is lent. Loop goroutines only.
+//
+// It must not wait for mu: the reader goroutine may take the input back
+// (its lease ran out) between the look at lent and the lock, and then
+// holds mu while it blocks in read, perhaps until the parent sends the
+// next request, which may wait for this very cell's result. While lent
+// is true mu is held only briefly (a loop reading a frame that has fully
+// arrived, or the reader taking the input back), so done tries again
+// until it gets mu or the input is no longer lent.
 func (b *baton) done() {
-	if !b.lent.Load() {
-		return
+	for b.lent.Load() {
+		if b.mu.TryLock() {
+			b.returnLocked()
+			b.mu.Unlock()
+			return
+		}
+		goruntime.Gosched()
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.returnLocked()
 }
 
 func (b *baton) returnLocked() {

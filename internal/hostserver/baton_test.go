@@ -133,6 +133,29 @@ func TestLoopHandsABrokenStreamToTheReader(t *testing.T) {
 	assert.Equal(t, protocol.ErrCodeBadFrame, pe.Code)
 }
 
+// A loop that ends just as the reader takes the input back must not wait
+// for mu: the reader holds it while it blocks in read, and the parent may
+// send nothing until it has this cell's result (a deadlock, seen under
+// load as a cell that hung until its yield time).
+func TestLoopDoesNotWaitForAReaderThatTookTheInputBack(t *testing.T) {
+	b, _ := pipeBaton(t)
+	b.lent.Store(true)
+	b.mu.Lock() // the reader's lease ran out: it is taking the input back
+	done := make(chan struct{})
+	go func() {
+		b.done() // the loop's cell ends: it saw the input lent
+		close(done)
+	}()
+	time.Sleep(10 * time.Millisecond)
+	b.lent.Store(false) // taken back; the reader keeps mu, blocked in read
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the loop waits for a reader blocked in read")
+	}
+	b.mu.Unlock()
+}
+
 func TestReaderTakesTheInputBackWhenNoLoopPolls(t *testing.T) {
 	b, _ := pipeBaton(t)
 	back := lendIn(t, b, false)

@@ -34,9 +34,10 @@ type Config struct {
 	// Default 4096; negative disables the watchdog.
 	MaxRSSMB int
 	// StuckAfter is how long a stopped cell may take to actually end.
-	// V8 checks for termination between statements, but not inside one
-	// long builtin (sorting or serialising hundreds of MiB); a cell stuck
-	// there this long is reported to OnStuck. Default 5s.
+	// V8 checks for termination between statements, but not inside some
+	// long builtins (Array.prototype.sort of a million items runs about a
+	// second without a check); a cell stuck there this long is reported to
+	// OnStuck. Default 5s.
 	StuckAfter time.Duration
 	// OnStuck is called, on its own goroutine, with a cell that did not
 	// end within StuckAfter of being stopped. The isolate's thread cannot

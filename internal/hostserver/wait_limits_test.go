@@ -349,12 +349,15 @@ func TestStuckCellIsReportedThenOnStuckRuns(t *testing.T) {
 	})
 	p.handshake()
 	p.openSession("s1")
-	// A long builtin: termination is only checked between statements.
-	_, cellID := p.start(&protocol.Exec{Session: "s1", YieldMS: 10,
-		Source: `const a = new Array(3e6).fill("abcdefgh"); while (true) JSON.stringify(a)`})
+	// A long builtin: V8 checks for termination between statements and in
+	// some builtins (JSON.stringify of a large array), but not inside
+	// Array.prototype.sort, which takes about 0.85 s here for a million
+	// numbers compared as strings. The script says when it sorts, so the
+	// terminate lands there and not in Array.from, which calls JS.
+	_, cellID := p.start(&protocol.Exec{Session: "s1", YieldMS: 60_000,
+		Source: stuckSortSource + `notify("sorting"); while (true) b.sort()`})
 	for {
-		if r, ok := p.next().(*protocol.CellResult); ok {
-			require.Equal(t, protocol.StatusYielded, r.Status)
+		if n, ok := p.next().(*protocol.Notify); ok && n.Cell == cellID {
 			break
 		}
 	}
@@ -372,6 +375,10 @@ func TestStuckCellIsReportedThenOnStuckRuns(t *testing.T) {
 		t.Fatal("OnStuck was not called")
 	}
 }
+
+// stuckSortSource makes b, a million numbers whose default sort (as
+// strings) runs about 0.85 s inside V8 without a termination check.
+const stuckSortSource = `const b = Array.from({length: 1e6}, (_, i) => (i * 7919) % 1e6); `
 
 func TestCellPrefixNamesCells(t *testing.T) {
 	p := startHost(t, Config{CellPrefix: "r2."})

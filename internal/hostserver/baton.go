@@ -34,6 +34,7 @@ type baton struct {
 	lent     atomic.Bool // loops may read; the reader goroutine waits
 	handed   *readResult // read by a loop, for the reader to handle; guarded by mu
 	lastPoll atomic.Int64
+	left     atomic.Uint64 // times a loop stopped polling (done)
 	back     chan struct{} // wakes the reader: lent ended
 	lease    *time.Timer   // the reader's lease check; reader goroutine only
 
@@ -77,11 +78,25 @@ func readNext(fr *protocol.FrameReader) readResult {
 	return readResult{m: m, bad: err}
 }
 
+// stops returns how many times a loop has stopped polling (PollDone), for
+// lend. Any goroutine.
+func (b *baton) stops() uint64 { return b.left.Load() }
+
 // lend lends the input to the loops and waits until it comes back.
-// Reader goroutine only.
-func (b *baton) lend() {
+// since is what stops returned before the reader delivered the answer
+// that made it lend: a loop that stopped polling after that (its cell
+// ended, or it went to sleep) before the input was lent did not take it,
+// and no loop would give it back, so lend returns at once instead of
+// after a lease. Reader goroutine only.
+func (b *baton) lend(since uint64) {
 	b.lastPoll.Store(time.Now().UnixNano())
 	b.lent.Store(true)
+	// The loop counts its stop before it looks at lent (done): one of the
+	// two sees the other's store.
+	if b.left.Load() != since {
+		b.takeBack()
+		return
+	}
 	if b.lease == nil {
 		b.lease = time.NewTimer(leaseCheck)
 	} else {
@@ -98,13 +113,19 @@ func (b *baton) lend() {
 			return
 		}
 		if idle := time.Duration(time.Now().UnixNano() - b.lastPoll.Load()); idle >= leaseCheck {
-			b.mu.Lock()
-			b.lent.Store(false)
-			b.mu.Unlock()
+			b.takeBack()
 			return
 		}
 		t.Reset(leaseCheck)
 	}
+}
+
+// takeBack ends a lending: the reader waits for a loop reading a frame.
+// Reader goroutine only.
+func (b *baton) takeBack() {
+	b.mu.Lock()
+	b.lent.Store(false)
+	b.mu.Unlock()
 }
 
 // poll reads one frame if the input is lent and the whole frame has
@@ -134,7 +155,8 @@ func (b *baton) poll(deliver func(*protocol.ToolResult)) bool {
 	return true
 }
 
-// done gives the input back if it is lent. Loop goroutines only.
+// done gives the input back if it is lent, and counts the stop for lend.
+// Loop goroutines only.
 //
 // It must not wait for mu: the reader goroutine may take the input back
 // (its lease ran out) between the look at lent and the lock, and then
@@ -144,6 +166,7 @@ func (b *baton) poll(deliver func(*protocol.ToolResult)) bool {
 // arrived, or the reader taking the input back), so done tries again
 // until it gets mu or the input is no longer lent.
 func (b *baton) done() {
+	b.left.Add(1)
 	for b.lent.Load() {
 		if b.mu.TryLock() {
 			b.returnLocked()

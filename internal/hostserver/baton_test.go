@@ -48,8 +48,9 @@ func lendIn(t *testing.T, b *baton, hold bool) chan struct{} {
 		holdLease(t, time.Hour)
 	}
 	back := make(chan struct{})
+	since := b.stops()
 	go func() {
-		b.lend()
+		b.lend(since)
 		close(back)
 	}()
 	for !b.lent.Load() {
@@ -154,6 +155,27 @@ func TestLoopDoesNotWaitForAReaderThatTookTheInputBack(t *testing.T) {
 		t.Fatal("the loop waits for a reader blocked in read")
 	}
 	b.mu.Unlock()
+}
+
+// A loop that stopped polling between the answer's delivery and the
+// lending (its cell ended) will not give the input back: lend must not
+// wait for the lease.
+func TestReaderKeepsTheInputWhenTheLoopStoppedBeforeTheLending(t *testing.T) {
+	b, _ := pipeBaton(t)
+	holdLease(t, time.Hour)
+	since := b.stops()
+	b.done() // the cell ended before the reader lent
+	returned := make(chan struct{})
+	go func() {
+		b.lend(since)
+		close(returned)
+	}()
+	select {
+	case <-returned:
+	case <-time.After(5 * time.Second):
+		t.Fatal("lend waits for a loop that already stopped")
+	}
+	assert.False(t, b.lent.Load())
 }
 
 func TestReaderTakesTheInputBackWhenNoLoopPolls(t *testing.T) {

@@ -288,9 +288,14 @@ func (s *server) readLoop(fr *protocol.FrameReader) error {
 			s.badMessage(res.bad)
 			continue
 		}
+		_, answer := res.m.(*protocol.ToolResult)
+		var stops uint64
+		if answer && s.baton != nil {
+			stops = s.baton.stops()
+		}
 		s.dispatch(res.m)
-		if _, ok := res.m.(*protocol.ToolResult); ok && s.lendable() {
-			s.baton.lend()
+		if answer && s.lendable() {
+			s.baton.lend(stops)
 		}
 	}
 }

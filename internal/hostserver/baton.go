@@ -25,7 +25,9 @@ import (
 // (it goes to sleep or its cell ends: PollDone), when a loop reads a frame
 // that is not a tool.result (the loop hands it over with the input), or
 // when no loop has polled for leaseCheck (a long turn of script): nothing
-// sent by the parent waits for a busy script longer than that.
+// sent by the parent waits for a busy script longer than that. A lending
+// ends at once when a loop stopped polling between the answer's delivery
+// and the lending (see lend).
 type baton struct {
 	fr    *protocol.FrameReader
 	avail func() int // bytes the input holds that a read gets at once

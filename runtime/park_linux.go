@@ -93,17 +93,21 @@ func (p *parker) park(d, poll time.Duration, in InputPoller) {
 
 // poll waits up to d for unpark without sleeping. Between looks it reads
 // in (when not nil) and, when that brought nothing, yields the CPU (a
-// reader on this CPU gets to post); it reports whether unpark came.
+// reader on this CPU gets to post); it reports whether unpark came. The
+// first look does not read in: a loop parks right after its turn sent a
+// call, whose answer cannot be there before the parent has run, and on a
+// CPU shared with the parent it runs only once this thread yields, so
+// that read would be a wasted system call on every call.
 func (p *parker) poll(d time.Duration, in InputPoller) bool {
 	deadline := time.Now().Add(d)
-	for {
+	for first := true; ; first = false {
 		if p.state.CompareAndSwap(parkNotified, parkRunning) {
 			return true
 		}
 		if !time.Now().Before(deadline) {
 			return false
 		}
-		if in != nil && in.PollInput() {
+		if !first && in != nil && in.PollInput() {
 			continue
 		}
 		syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)

@@ -75,21 +75,6 @@ func (r *cellRun) watch(limit time.Duration) (stop func()) {
 	}
 }
 
-// threadCPUOf reads a thread's CPU time from /proc (the first field of
-// schedstat is nanoseconds on the CPU).
-func threadCPUOf(tid int) (time.Duration, bool) {
-	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/schedstat")
-	if err != nil {
-		return 0, false
-	}
-	f, _, _ := bytes.Cut(b, []byte{' '})
-	ns, err := strconv.ParseInt(string(f), 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return time.Duration(ns), true
-}
-
 // watchRSS stops every running cell as out_of_memory when the process's
 // resident memory passes MaxRSSMB. It runs until Close.
 func (r *Runtime) watchRSS() {

@@ -319,7 +319,10 @@ func TestYieldThenWaitReturnsOnlyNewOutput(t *testing.T) {
 	p := startHost(t, Config{})
 	p.handshake()
 	p.openSession("s1")
-	execID, cellID := p.exec(&protocol.Exec{Session: "s1", YieldMS: 50, Tools: []protocol.ToolDef{echoTool},
+	// The yield time runs from the exec's arrival; half a second leaves the
+	// script's first turn (which makes "before" and the call) time to run
+	// on a loaded machine.
+	execID, cellID := p.exec(&protocol.Exec{Session: "s1", YieldMS: 500, Tools: []protocol.ToolDef{echoTool},
 		Source: `text("before"); await tools.echo({}); text("after"); return 1`})
 	call := expect[*protocol.ToolCallRequest](p)
 

@@ -314,7 +314,9 @@ func TestEveryLimitIsEnforcedThroughTheProtocol(t *testing.T) {
 		p := startHost(t, Config{})
 		p.handshake()
 		p.openWith("s1", protocol.Limits{CellsPerSession: 1})
-		p.start(&protocol.Exec{Session: "s1", YieldMS: 10, Source: `await new Promise(r => setTimeout(r, 60_000))`})
+		// A yield time longer than the test: no yielded result comes in
+		// between the replies the test reads.
+		p.start(&protocol.Exec{Session: "s1", YieldMS: 600_000, Source: `await new Promise(r => setTimeout(r, 600_000))`})
 		p.send(&protocol.Exec{ID: p.id(), Session: "s1", Source: `return 1`})
 		for {
 			if e, ok := p.next().(*protocol.ErrorReply); ok {

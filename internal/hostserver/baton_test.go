@@ -243,3 +243,19 @@ func TestABusyScriptDoesNotKeepTheInputFromOthers(t *testing.T) {
 	assert.Less(t, time.Since(sent), 2*time.Second, "the ping was read while the script still ran")
 	assert.Equal(t, protocol.StatusCompleted, expect[*protocol.CellResult](p).Status)
 }
+
+// With polling off no loop reads a lent input or gives it back, so the
+// reader must not lend it: each answer would wait out the lease (300
+// calls took 158 ms instead of 36 before it stopped lending).
+func TestNoLendingWhenLoopsDoNotPoll(t *testing.T) {
+	withTwoPs(t)
+	p := startHost(t, Config{Runtime: runtime.Config{PollBeforeSleep: -1}})
+	p.handshake()
+	p.openSession("s1")
+	p.exec(&protocol.Exec{Session: "s1", Tools: []protocol.ToolDef{echoTool},
+		Source: `let n = 0; for (let i = 0; i < 30; i++) n += (await tools.echo({i})).i; return n`})
+	res := answerCalls(p)
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.Equal(t, "435", res.Items[len(res.Items)-1].Text)
+	assert.Nil(t, p.srv.baton, "the input is never lent")
+}

@@ -157,7 +157,10 @@ func (s *server) serve(r io.Reader) error {
 	if err := s.handshake(fr); err != nil {
 		return err
 	}
-	if avail := inputAvail(r); avail != nil {
+	// Only a loop that polls reads a lent input or gives it back; with
+	// polling off (a negative PollBeforeSleep) every answer would wait out
+	// the lease.
+	if avail := inputAvail(r); avail != nil && s.cfg.Runtime.PollBeforeSleep >= 0 {
 		s.baton = newBaton(fr, avail)
 	}
 	readErr := make(chan error, 1)
@@ -288,13 +291,12 @@ func (s *server) readLoop(fr *protocol.FrameReader) error {
 			s.badMessage(res.bad)
 			continue
 		}
-		_, answer := res.m.(*protocol.ToolResult)
 		var stops uint64
-		if answer && s.baton != nil {
+		if s.baton != nil {
 			stops = s.baton.stops()
 		}
 		s.dispatch(res.m)
-		if answer && s.lendable() {
+		if _, ok := res.m.(*protocol.ToolResult); ok && s.lendable() {
 			s.baton.lend(stops)
 		}
 	}

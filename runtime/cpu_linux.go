@@ -29,14 +29,22 @@ func threadCPU() time.Duration {
 // first field of schedstat), which costs an open, a read and a close.
 // Safe from any goroutine.
 func threadCPUOf(tid int) (time.Duration, bool) {
+	if d, ok := threadCPUClock(tid); ok {
+		return d, true
+	}
+	return threadCPUFromProc(tid)
+}
+
+// threadCPUClock reads thread tid's CPU clock with clock_gettime.
+func threadCPUClock(tid int) (time.Duration, bool) {
 	// MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED): ~tid << 3, then
 	// CPUCLOCK_PERTHREAD_MASK (4) | CPUCLOCK_SCHED (2).
 	clock := ^tid<<3 | 6
 	var ts syscall.Timespec
-	if _, _, errno := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, uintptr(clock), uintptr(unsafe.Pointer(&ts)), 0); errno == 0 {
-		return time.Duration(ts.Nano()), true
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, uintptr(clock), uintptr(unsafe.Pointer(&ts)), 0); errno != 0 {
+		return 0, false
 	}
-	return threadCPUFromProc(tid)
+	return time.Duration(ts.Nano()), true
 }
 
 // threadCPUFromProc reads a thread's CPU time from

@@ -10,15 +10,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestThreadCPUOfReadsTheThreadsClock(t *testing.T) {
+func TestThreadCPUClockCountsWhatProcCounts(t *testing.T) {
 	goruntime.LockOSThread()
 	defer goruntime.UnlockOSThread()
 	tid := syscall.Gettid()
-	before, ok := threadCPUOf(tid)
-	require.True(t, ok)
+	before, ok := threadCPUClock(tid)
+	require.True(t, ok, "the kernel gives the thread's CPU clock")
 	for spin := time.Now(); time.Since(spin) < 20*time.Millisecond; {
 	}
-	clock, ok := threadCPUOf(tid)
+	clock, ok := threadCPUClock(tid)
 	require.True(t, ok)
 	proc, ok := threadCPUFromProc(tid)
 	require.True(t, ok)
@@ -28,7 +28,7 @@ func TestThreadCPUOfReadsTheThreadsClock(t *testing.T) {
 	assert.GreaterOrEqual(t, proc, clock)
 	assert.Less(t, proc-clock, 5*time.Millisecond)
 
-	other, ok := threadCPUOf(syscall.Getpid())
+	other, ok := threadCPUClock(syscall.Getpid())
 	require.True(t, ok, "another thread of the process (the main thread)")
 	assert.NotEqual(t, clock, other)
 }

@@ -54,14 +54,24 @@ func servePlugin() int {
 			// graceful quit); don't linger if it does not.
 			select {
 			case <-quit:
+				time.Sleep(quitLinger)
 			case <-time.After(pluginQuitWait):
 			}
 		}
 		return 0 // end of fd 3: the parent is gone or done with us
 	case <-quit:
+		time.Sleep(quitLinger)
 		return 0
 	}
 }
+
+// quitLinger is how long the host stays up after go-plugin's quit.
+// go-plugin ends Serve before it writes the reply to Control.Quit, and the
+// parent closes its control stream right after that reply: a host that
+// exits at once can cut both off, and the parent's yamux then prints
+// "[ERR] yamux: Failed to write header: ... broken pipe" to the parent's
+// stderr (the header was the control stream's FIN).
+const quitLinger = 5 * time.Millisecond
 
 // pluginQuitWait is how long a host whose frames ended waits for
 // go-plugin's quit before it exits anyway.

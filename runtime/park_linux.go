@@ -59,7 +59,7 @@ func (p *parker) unpark() {
 // and GOMAXPROCS > 1. While it polls it calls in.PollInput (when in is not
 // nil) between looks, and before it sleeps in.PollDone. Owner only.
 func (p *parker) park(d, poll time.Duration, in InputPoller) {
-	if poll > 0 && d != 0 && runningLoops.Load() == 1 && goruntime.GOMAXPROCS(0) > 1 {
+	if d != 0 && pollsNow(poll) {
 		spin := poll
 		if d > 0 {
 			spin = min(d, spin)
@@ -89,6 +89,13 @@ func (p *parker) park(d, poll time.Duration, in InputPoller) {
 	syscall.Syscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(&p.state)), futexWaitPrivate, uintptr(parkSleeping),
 		uintptr(unsafe.Pointer(ts)), 0, 0)
 	p.state.Store(parkRunning)
+}
+
+// pollsNow reports whether a loop allowed to poll for poll polls when it
+// parks now: it is the only loop running and GOMAXPROCS > 1. Any
+// goroutine.
+func pollsNow(poll time.Duration) bool {
+	return poll > 0 && runningLoops.Load() == 1 && goruntime.GOMAXPROCS(0) > 1
 }
 
 // poll waits up to d for unpark without sleeping. Between looks it reads

@@ -27,6 +27,9 @@ func (p *parker) unpark() {
 	}
 }
 
+// pollsNow reports false: no loop polls here.
+func pollsNow(time.Duration) bool { return false }
+
 // park sleeps until unpark is called or d has passed (d < 0: no limit).
 // poll and in are ignored here (no loop polls, so in is never lent
 // input). Owner only.

@@ -53,6 +53,13 @@ func New(cfg Config) *Runtime {
 	return r
 }
 
+// LoopPolls reports whether the loop of a cell whose tool calls are
+// asynchronous, parking now, polls for its answers before it sleeps
+// (Config.PollBeforeSleep; only while it is the one loop running, with
+// GOMAXPROCS > 1, on Linux). Only such a loop reads input lent to it
+// through InputPoller. Any goroutine.
+func (r *Runtime) LoopPolls() bool { return pollsNow(r.cfg.PollBeforeSleep) }
+
 // Running returns how many cells have started and not yet ended. Safe
 // from any goroutine.
 func (r *Runtime) Running() int {

@@ -41,6 +41,7 @@ type baton struct {
 	lease    *time.Timer   // the reader's lease check; reader goroutine only
 
 	loopReads atomic.Uint64 // frames read by loops, for tests
+	lends     atomic.Uint64 // lendings, for tests
 }
 
 // readResult is one frame's outcome as the reader handles it.
@@ -91,6 +92,7 @@ func (b *baton) stops() uint64 { return b.left.Load() }
 // and no loop would give it back, so lend returns at once instead of
 // after a lease. Reader goroutine only.
 func (b *baton) lend(since uint64) {
+	b.lends.Add(1)
 	b.lastPoll.Store(time.Now().UnixNano())
 	b.lent.Store(true)
 	// The loop counts its stop before it looks at lent (done): one of the

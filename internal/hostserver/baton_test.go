@@ -257,5 +257,6 @@ func TestNoLendingWhenLoopsDoNotPoll(t *testing.T) {
 	res := answerCalls(p)
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	assert.Equal(t, "435", res.Items[len(res.Items)-1].Text)
-	assert.Nil(t, p.srv.baton, "the input is never lent")
+	require.NotNil(t, p.srv.baton)
+	assert.Zero(t, p.srv.baton.lends.Load(), "the input is never lent")
 }

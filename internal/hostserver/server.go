@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	goruntime "runtime"
 	"slices"
 	"sync"
 	"time"
@@ -157,10 +156,7 @@ func (s *server) serve(r io.Reader) error {
 	if err := s.handshake(fr); err != nil {
 		return err
 	}
-	// Only a loop that polls reads a lent input or gives it back; with
-	// polling off (a negative PollBeforeSleep) every answer would wait out
-	// the lease.
-	if avail := inputAvail(r); avail != nil && s.cfg.Runtime.PollBeforeSleep >= 0 {
+	if avail := inputAvail(r); avail != nil {
 		s.baton = newBaton(fr, avail)
 	}
 	readErr := make(chan error, 1)
@@ -304,13 +300,14 @@ func (s *server) readLoop(fr *protocol.FrameReader) error {
 
 // lendable reports whether the reader, having just delivered a tool
 // call's answer, should lend the input to the loops: the answer was the
-// last one awaited and one cell runs, which looks like a script awaiting
-// its calls one by one (it will likely call again and poll for the
-// answer, which it does only with a second P). A burst of answers
-// (Promise.all) is read faster by the reader in parallel with the loop.
-// Reader goroutine only.
+// last one awaited and the one loop running polls (runtime.LoopPolls),
+// which looks like a script awaiting its calls one by one (it will likely
+// call again and poll for the answer). Only a polling loop reads a lent
+// input or gives it back; lent to none, every answer would wait out the
+// lease. A burst of answers (Promise.all) is read faster by the reader in
+// parallel with the loop. Reader goroutine only.
 func (s *server) lendable() bool {
-	return s.baton != nil && s.tools.waiting() == 0 && s.rt != nil && s.rt.Running() == 1 && goruntime.GOMAXPROCS(0) > 1
+	return s.baton != nil && s.rt != nil && s.rt.LoopPolls() && s.tools.waiting() == 0
 }
 
 // toolResult hands a tool call's answer to the call. Any goroutine.

@@ -72,8 +72,8 @@ func (fr *FrameReader) Ready(avail func() int) bool {
 	if size == 0 || uint64(size) > uint64(fr.max) {
 		return true // refused before its body is read
 	}
-	need := 4 + uint64(size)
-	return uint64(fr.r.Buffered()) >= need || uint64(fr.r.Buffered())+uint64(avail()) >= need
+	need, have := 4+uint64(size), uint64(fr.r.Buffered())
+	return have >= need || have+uint64(avail()) >= need // avail only when needed
 }
 
 // MaxFrame returns the current cap.

@@ -40,12 +40,12 @@ type cellRun struct {
 	unhandled int
 	notified  int
 	heapPeak  uint64
-	// pollParks is how long the loop may poll before it sleeps
+	// pollFor is how long the loop may poll before it sleeps
 	// (Config.PollBeforeSleep) when the cell's tool calls are asynchronous
 	// (an AsyncToolCaller, such as a host's parent); 0 otherwise. A
 	// ToolCaller's calls run on goroutines that a polling loop would keep
 	// from its P.
-	pollParks time.Duration
+	pollFor   time.Duration
 	input     InputPoller // the caller, when it is one; nil otherwise
 	guardHits uint64      // the heap guard's count when the cell started
 	writes    map[string]json.RawMessage
@@ -74,7 +74,7 @@ func (w *worker) run(c *Cell) (reusable bool) {
 	r := &cellRun{c: c, w: w, callCtx: callCtx, cancelCall: cancel, pending: map[uint64]*pendingCall{},
 		guardHits: w.guard.Hits()}
 	if _, async := c.req.Caller.(AsyncToolCaller); async && w.rt.cfg.PollBeforeSleep > 0 {
-		r.pollParks = w.rt.cfg.PollBeforeSleep
+		r.pollFor = w.rt.cfg.PollBeforeSleep
 		r.input, _ = c.req.Caller.(InputPoller)
 	}
 	res := r.execute()
@@ -202,7 +202,7 @@ func (r *cellRun) loop(main *v8.Promise) Result {
 		if hasTimer {
 			d = max(0, time.Until(due))
 		}
-		r.c.mb.wait(d, r.pollParks, r.input)
+		r.c.mb.wait(d, r.pollFor, r.input)
 		r.turn()
 		buf = r.c.mb.take(buf)
 		for i, f := range buf {

@@ -184,3 +184,17 @@ func TestLoopPollsForAsPollBeforeSleepSays(t *testing.T) {
 		}
 	}
 }
+
+func TestLoopPollsWhenOneLoopRunsWithASecondP(t *testing.T) {
+	on, off := New(Config{}), New(Config{PollBeforeSleep: -1})
+	t.Cleanup(on.Close)
+	t.Cleanup(off.Close)
+	withLoops(t, 1)
+	assert.True(t, on.LoopPolls(), "one loop, two Ps, the default poll")
+	assert.False(t, off.LoopPolls(), "polling turned off")
+	runningLoops.Add(1)
+	assert.False(t, on.LoopPolls(), "two loops running")
+	runningLoops.Add(-1)
+	goruntime.GOMAXPROCS(1)
+	assert.False(t, on.LoopPolls(), "one P")
+}

@@ -44,6 +44,13 @@ type Limits struct {
 	// Default 8 MiB (DefaultMaxFrame), at least MinMaxFrame. Negotiated in
 	// the handshake; host-level only: ignored in session and exec overrides.
 	FrameBytes uint32 `msgpack:"frame_bytes,omitempty" json:"frame_bytes,omitempty"`
+	// StoreBytes is how large one session's store may grow, in bytes, as
+	// StoreCost counts them. Default 4 MiB (DefaultStoreBytes). A store()
+	// that would pass it throws a RangeError in the script; a session.open
+	// whose store passes it fails with limit_exceeded. It is never more than
+	// half of FrameBytes (MaxStoreBytes), so a whole store always fits in
+	// the session.open that restores it.
+	StoreBytes uint32 `msgpack:"store_bytes,omitempty" json:"store_bytes,omitempty"`
 }
 
 // Frame size bounds.
@@ -55,6 +62,28 @@ const (
 	// HardMaxFrame is the largest frame cap this implementation accepts.
 	HardMaxFrame = 256 << 20
 )
+
+// DefaultStoreBytes is the default per-session store limit (StoreBytes).
+const DefaultStoreBytes = 4 << 20
+
+// StoreEntryOverhead is what StoreCost adds for each key beyond its bytes:
+// it bounds how many entries a store of StoreBytes can hold, so the frame
+// that carries it stays within the decoder's MaxItems.
+const StoreEntryOverhead = 128
+
+// StoreCost is what one store entry counts against Limits.StoreBytes: the
+// bytes of its key and of its JSON value, plus StoreEntryOverhead. It is
+// the one definition of a store's size, used by the script's store(), by
+// session.open and by the bridge's mirror.
+func StoreCost(key string, value []byte) int {
+	return len(key) + len(value) + StoreEntryOverhead
+}
+
+// MaxStoreBytes returns the largest store limit a frame cap allows: half
+// of it, so a restored store plus its session.open envelope fits.
+func MaxStoreBytes(frameBytes uint32) uint32 {
+	return or(frameBytes, DefaultMaxFrame) / 2
+}
 
 // DefaultYieldMS is the yield time of exec and wait when they name none.
 const DefaultYieldMS = 10000
@@ -71,6 +100,7 @@ var DefaultLimits = Limits{
 	CellsPerSession:     16,
 	SessionsPerHost:     64,
 	FrameBytes:          DefaultMaxFrame,
+	StoreBytes:          DefaultStoreBytes,
 }
 
 // WithDefaults returns l with every zero field set from DefaultLimits.
@@ -87,6 +117,7 @@ func (l Limits) WithDefaults() Limits {
 		CellsPerSession:     or(l.CellsPerSession, d.CellsPerSession),
 		SessionsPerHost:     or(l.SessionsPerHost, d.SessionsPerHost),
 		FrameBytes:          or(l.FrameBytes, d.FrameBytes),
+		StoreBytes:          min(or(l.StoreBytes, d.StoreBytes), MaxStoreBytes(or(l.FrameBytes, d.FrameBytes))),
 	}
 }
 
@@ -112,6 +143,7 @@ func (l Limits) Merge(o Limits) Limits {
 	m.ConcurrentToolCalls = tighten(m.ConcurrentToolCalls, o.ConcurrentToolCalls)
 	m.SourceBytes = tighten(m.SourceBytes, o.SourceBytes)
 	m.CellsPerSession = tighten(m.CellsPerSession, o.CellsPerSession)
+	m.StoreBytes = tighten(m.StoreBytes, o.StoreBytes)
 	return m
 }
 

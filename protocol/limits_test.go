@@ -41,3 +41,11 @@ func TestNegotiateMaxFrame(t *testing.T) {
 	assert.Equal(t, uint32(MinMaxFrame), NegotiateMaxFrame(1, 0), "never below the minimum")
 	assert.Equal(t, uint32(HardMaxFrame), NegotiateMaxFrame(1<<31, 1<<31), "never above the hard cap")
 }
+
+func TestLimitsStoreBytesFitsHalfTheFrame(t *testing.T) {
+	assert.Equal(t, uint32(DefaultStoreBytes), Limits{}.WithDefaults().StoreBytes)
+	got := Limits{FrameBytes: MinMaxFrame, StoreBytes: 1 << 30}.WithDefaults()
+	assert.Equal(t, uint32(MinMaxFrame/2), got.StoreBytes, "a store never outgrows the frame that restores it")
+	assert.Equal(t, uint32(1000), Limits{}.Merge(Limits{StoreBytes: 1000}).StoreBytes, "an override tightens")
+	assert.Equal(t, 3+5+StoreEntryOverhead, StoreCost("abc", []byte("12345")))
+}

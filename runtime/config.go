@@ -118,6 +118,11 @@ type Limits struct {
 	// MaxNotifications caps notify() calls per cell; the next one throws a
 	// RangeError. Default 1000.
 	MaxNotifications int
+	// MaxStoreBytes caps the session's store as this cell sees it (the
+	// snapshot it started with plus its own writes), counted by
+	// protocol.StoreCost; a store() past it throws a RangeError. Default
+	// protocol.DefaultStoreBytes.
+	MaxStoreBytes int
 }
 
 // Default limits.
@@ -160,6 +165,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxNotifications <= 0 {
 		l.MaxNotifications = DefaultMaxNotifications
+	}
+	if l.MaxStoreBytes <= 0 {
+		l.MaxStoreBytes = protocol.DefaultStoreBytes
 	}
 	return l
 }

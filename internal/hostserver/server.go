@@ -241,6 +241,7 @@ func (s *server) greet(fr *protocol.FrameReader, h *protocol.Hello) error {
 	}
 	frameCap := protocol.NegotiateMaxFrame(h.MaxFrame, s.limits.FrameBytes)
 	s.limits.FrameBytes = frameCap
+	s.limits.StoreBytes = min(s.limits.StoreBytes, protocol.MaxStoreBytes(frameCap))
 	rcfg := s.cfg.Runtime
 	if s.cfg.OnStuck != nil {
 		rcfg.OnStuck = s.stuck

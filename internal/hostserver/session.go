@@ -191,6 +191,7 @@ func runtimeLimits(lim protocol.Limits) runtime.Limits {
 		MaxConcurrentToolCalls: int(lim.ConcurrentToolCalls),
 		MaxOutputTokens:        -1,
 		MaxSourceBytes:         int(lim.SourceBytes),
+		MaxStoreBytes:          int(lim.StoreBytes),
 	}
 }
 

@@ -110,7 +110,9 @@ type Reminder func(ctx context.Context, call Call, res Result) string
 type EventKind uint8
 
 const (
-	// EventBegin is sent once a call has resolved to a tool it may use.
+	// EventBegin is sent once a call has resolved to a tool it may use,
+	// with a payload of the tool's kind; a call that fails before (unknown
+	// tool, not in Code Mode, wrong kind) has no events.
 	EventBegin EventKind = iota
 	// EventEnd is sent exactly once after every EventBegin.
 	EventEnd

@@ -18,8 +18,8 @@ import (
 // goroutine; ctx cancels the call.
 //
 // The pipeline, for calls from the model and from scripts alike:
-// lookup by canonical name → (scripts) Code Mode check → begin event →
-// payload kind check → schema validation → PreToolUse hooks (deny or
+// lookup by canonical name → (scripts) Code Mode check → payload kind
+// check → begin event → schema validation → PreToolUse hooks (deny or
 // rewrite, rewritten input validated again) → approval → readiness wait →
 // concurrency gate (parallel tools share it, others hold it alone) →
 // execution (with the arguments renamed to the names the tool's code reads,
@@ -58,6 +58,11 @@ func (s *ToolSet) dispatch(ctx context.Context, call Call) (res Result, err erro
 	}
 	e, terr := s.resolve(call)
 	if terr != nil {
+		return Result{}, terr
+	}
+	// A call of the wrong kind never reaches the tool's life cycle: no
+	// events, as for an unknown tool.
+	if terr := checkKind(e, call); terr != nil {
 		return Result{}, terr
 	}
 	begin := time.Now()
@@ -105,8 +110,8 @@ func (s *ToolSet) resolve(call Call) (*entry, *protocol.ToolError) {
 	return e, nil
 }
 
-// admit runs the checks before execution: kind, schema, PreToolUse hooks,
-// approval. It returns the call as it will run.
+// admit runs the checks between the begin event and execution: schema,
+// PreToolUse hooks, approval. It returns the call as it will run.
 func (s *ToolSet) admit(ctx context.Context, e *entry, call Call) (Call, *protocol.ToolError) {
 	if terr := checkInput(e, &call); terr != nil {
 		return call, terr
@@ -139,17 +144,22 @@ func (s *ToolSet) admit(ctx context.Context, e *entry, call Call) (Call, *protoc
 	return call, nil
 }
 
-// checkInput checks the payload kind and, for function tools, the
-// arguments against the input schema. nil input of a function call
-// becomes {}.
-func checkInput(e *entry, call *Call) *protocol.ToolError {
-	if call.Kind != e.spec.Kind {
-		want := "a JSON object of arguments"
-		if e.spec.Kind == protocol.KindFreeform {
-			want = "one string"
-		}
-		return toolError(protocol.CodeInvalidArguments, call.Name, "registry: %s is a %s tool and takes %s; got a %s call", call.Name.String(), e.spec.Kind, want, call.Kind)
+// checkKind checks that the call's payload kind is the tool's.
+func checkKind(e *entry, call Call) *protocol.ToolError {
+	if call.Kind == e.spec.Kind {
+		return nil
 	}
+	want := "a JSON object of arguments"
+	if e.spec.Kind == protocol.KindFreeform {
+		want = "one string"
+	}
+	return toolError(protocol.CodeInvalidArguments, call.Name, "registry: %s is a %s tool and takes %s; got a %s call", call.Name.String(), e.spec.Kind, want, call.Kind)
+}
+
+// checkInput checks the input of a call whose kind is the tool's: one
+// string for a freeform tool, else arguments valid against the input
+// schema (nil input becomes {}).
+func checkInput(e *entry, call *Call) *protocol.ToolError {
 	if e.spec.Kind == protocol.KindFreeform {
 		var str string
 		if json.Unmarshal(call.Input, &str) != nil {

@@ -463,3 +463,106 @@ func TestTypedFuncDecodesAndEncodes(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"Sum":5}`, string(res.Value))
 }
+
+// eventLog records lifecycle events.
+type eventLog struct {
+	mu     sync.Mutex
+	events []registry.Event
+}
+
+func (l *eventLog) add(e registry.Event) {
+	l.mu.Lock()
+	l.events = append(l.events, e)
+	l.mu.Unlock()
+}
+
+func (l *eventLog) take() []registry.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.events
+	l.events = nil
+	return out
+}
+
+func TestThePayloadKindIsCheckedBeforeTheLifecycleStarts(t *testing.T) {
+	var log eventLog
+	var hooked, approved atomic.Int32
+	r := newReg(t, registry.Config{
+		OnEvent: log.add,
+		PreToolUse: []registry.PreToolUseHook{func(context.Context, registry.Call) registry.PreToolUseDecision {
+			hooked.Add(1)
+			return registry.PreToolUseDecision{}
+		}},
+		Approve: func(context.Context, registry.Call) error { approved.Add(1); return nil },
+	})
+	require.NoError(t, r.AddTrusted(echo(registry.Plain("echo"), registry.Direct)))
+	require.NoError(t, r.AddTrusted(registry.NewFunc(registry.Spec{Name: registry.Plain("patch"), Kind: protocol.KindFreeform},
+		func(context.Context, registry.Invocation) (registry.Output, error) {
+			return registry.TextOutput("ok"), nil
+		})))
+	set := finalize(t, r, registry.ModeCodeMode)
+
+	_, err := set.Dispatch(ctxBG(), registry.Call{Name: registry.Plain("echo"), Kind: protocol.KindFreeform, Input: registry.FreeformInput("x")})
+	te := toolErr(t, err)
+	assert.Equal(t, protocol.CodeInvalidArguments, te.Code)
+	assert.Equal(t, "registry: echo is a function tool and takes a JSON object of arguments; got a freeform call", te.Message)
+	_, err = set.Dispatch(ctxBG(), registry.Call{Name: registry.Plain("patch"), Input: json.RawMessage(`{}`)})
+	te = toolErr(t, err)
+	assert.Equal(t, "registry: patch is a freeform tool and takes one string; got a function call", te.Message)
+	call := scriptCall("", "echo", `"x"`)
+	call.Kind = protocol.KindFreeform
+	_, err = set.CallTool(ctxBG(), call)
+	assert.Equal(t, protocol.CodeInvalidArguments, toolErr(t, err).Code)
+	assert.Empty(t, log.take(), "a call of the wrong kind has no begin or end event")
+	assert.Zero(t, hooked.Load(), "nor reaches the PreToolUse hooks")
+	assert.Zero(t, approved.Load(), "nor approval")
+
+	// Invalid arguments of the right kind are checked after the begin event.
+	_, err = set.Dispatch(ctxBG(), registry.Call{Name: registry.Plain("echo"), Input: json.RawMessage(`{"bad":1}`)})
+	assert.Equal(t, protocol.CodeInvalidArguments, toolErr(t, err).Code)
+	events := log.take()
+	require.Len(t, events, 2)
+	assert.Equal(t, registry.EventBegin, events[0].Kind)
+	assert.Equal(t, registry.EventEnd, events[1].Kind)
+
+	_, err = set.Dispatch(ctxBG(), registry.Call{Name: registry.Plain("patch"), Kind: protocol.KindFreeform, Input: registry.FreeformInput("x")})
+	require.NoError(t, err)
+	assert.Len(t, log.take(), 2)
+	assert.Equal(t, int32(1), hooked.Load(), "the right kind reaches the hooks")
+}
+
+func TestLifecycleEventsUseCanonicalNamesAndRecordOutputsAndHandlerErrors(t *testing.T) {
+	var log eventLog
+	r := newReg(t, registry.Config{OnEvent: log.add})
+	require.NoError(t, r.AddTrusted(named(registry.Plain("lookup"), registry.Direct, "found")))
+	require.NoError(t, r.AddTrusted(registry.NewFunc(registry.Spec{Name: registry.Namespaced("functions", "broken")},
+		func(context.Context, registry.Invocation) (registry.Output, error) {
+			return registry.Output{}, errors.New("disk full")
+		})))
+	set := finalize(t, r, registry.ModeDirect)
+	for _, name := range []registry.ToolName{registry.Plain("lookup"), registry.Namespaced("functions", "lookup"), registry.Namespaced("", "broken"), registry.Plain("broken")} {
+		_, _ = set.Dispatch(ctxBG(), registry.Call{Name: name})
+	}
+	events := log.take()
+	require.Len(t, events, 8)
+	for i, e := range events {
+		want := registry.Namespaced("functions", "lookup")
+		if i >= 4 {
+			want = registry.Namespaced("functions", "broken")
+		}
+		assert.Equal(t, want, e.Call.Name, "event %d uses the canonical name", i)
+		if e.Kind == registry.EventBegin {
+			continue
+		}
+		if i < 4 {
+			require.NotNil(t, e.Result)
+			assert.Equal(t, "found", e.Result.ModelText)
+			assert.NoError(t, e.Err)
+		} else {
+			assert.Nil(t, e.Result)
+			te := toolErr(t, e.Err)
+			assert.Equal(t, protocol.CodeToolFailed, te.Code)
+			assert.Equal(t, "disk full", te.Message)
+		}
+	}
+}

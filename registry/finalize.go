@@ -3,6 +3,7 @@ package registry
 import (
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Finalize freezes the registry into a ToolSet for mode and makes it the
@@ -67,15 +68,20 @@ func (r *Registry) Finalize(mode Mode) (*ToolSet, error) {
 		}
 	}
 	set.buildCodeMode(r.cfg.ExcludedCodeModeNamespaces)
-	set.deferNS = r.deferredNamespacesLocked(set.entries)
+	descs := namespaceDescriptions(set.entries)
+	set.deferNS = deferredNamespaces(set.entries, descs)
 	if searchOn {
 		var docs []*entry
+		docDescs := make(map[string]string)
 		for _, e := range set.entries {
 			if searchable(e) {
 				docs = append(docs, e)
+				if d, ok := descs[e.name.Namespace]; ok {
+					docDescs[e.name.Namespace] = d
+				}
 			}
 		}
-		set.search = r.search.get(r.deferredVersion, mode, docs, r.namespaceDescriptionsLocked(set.entries))
+		set.search = r.search.get(r.deferredVersion, mode, docs, docDescs)
 	}
 	set.buildBuiltins()
 	set.buildModelTools()
@@ -90,28 +96,39 @@ func isCodeModeReserved(key ToolName) bool {
 	return key == Plain(ExecToolName).Key() || key == Plain(WaitToolName).Key()
 }
 
-// namespaceDescriptionsLocked maps each non-default namespace to its first
-// non-empty description, from specs in registration order, then servers.
-func (r *Registry) namespaceDescriptionsLocked(entries []*entry) map[string]string {
+// describes reports whether desc describes something: a description of
+// only white space counts as none, so it never hides a real one.
+func describes(desc string) bool { return strings.TrimSpace(desc) != "" }
+
+// namespaceDescriptions maps each non-default namespace of entries to its
+// description: the first that describes something among the tools' own
+// (Spec.Search.NamespaceDescription) in registration order, else among
+// the descriptions of the servers that added them. Namespaces without one
+// are absent.
+func namespaceDescriptions(entries []*entry) map[string]string {
 	out := make(map[string]string)
 	for _, e := range entries {
 		if e.name.IsDefaultNamespace() {
 			continue
 		}
-		if _, ok := out[e.name.Namespace]; !ok && e.spec.Search.NamespaceDescription != "" {
+		if _, ok := out[e.name.Namespace]; !ok && describes(e.spec.Search.NamespaceDescription) {
 			out[e.name.Namespace] = e.spec.Search.NamespaceDescription
 		}
 	}
-	for ns, d := range r.serverNS {
-		if _, ok := out[ns]; !ok {
-			out[ns] = d
+	for _, e := range entries {
+		if e.name.IsDefaultNamespace() {
+			continue
+		}
+		if _, ok := out[e.name.Namespace]; !ok && describes(e.serverDesc) {
+			out[e.name.Namespace] = e.serverDesc
 		}
 	}
 	return out
 }
 
-func (r *Registry) deferredNamespacesLocked(entries []*entry) []NamespaceInfo {
-	descs := r.namespaceDescriptionsLocked(entries)
+// deferredNamespaces lists the non-default namespaces that have deferred
+// tools in entries, by name, with their descriptions from descs.
+func deferredNamespaces(entries []*entry, descs map[string]string) []NamespaceInfo {
 	seen := map[string]bool{}
 	var out []NamespaceInfo
 	for _, e := range entries {

@@ -86,3 +86,22 @@ func BenchmarkSchemaValidation(b *testing.B) {
 		}
 	}
 }
+
+func TestSearchIndexIsRebuiltWhenANamespaceDescriptionChanges(t *testing.T) {
+	r := New(Config{})
+	require.True(t, r.AddExternal(noop(Namespaced("mcp__w", "a"), Deferred)))
+	s1, err := r.Finalize(ModeDirect)
+	require.NoError(t, err)
+	require.True(t, r.AddExternal(noop(Namespaced("mcp__w", "b"), Direct)))
+	s2, err := r.Finalize(ModeDirect)
+	require.NoError(t, err)
+	assert.Same(t, s1.search, s2.search, "neither the deferred set nor a description changed")
+
+	described := NewFunc(Spec{Name: Namespaced("mcp__w", "c"), Search: SearchInfo{NamespaceDescription: "Weather"}}, nil)
+	require.True(t, r.AddExternal(described))
+	s3, err := r.Finalize(ModeDirect)
+	require.NoError(t, err)
+	assert.NotSame(t, s2.search, s3.search, "the namespace's description changed")
+	assert.Equal(t, map[string]string{"mcp__w": "Weather"}, s3.search.nsDesc)
+	assert.Equal(t, 2, r.search.builds)
+}

@@ -35,8 +35,12 @@ type entry struct {
 	exposure Exposure
 	trusted  bool
 	server   string // external source ("" for trusted and single external tools)
-	schema   *jsonschema.Schema
-	params   *paramMap // Spec.ParamNames, nil when none
+	// serverDesc is the description of the server that added the tool
+	// (Server.Description), "" when it has none. It describes the tool's
+	// namespace only while the tool is registered.
+	serverDesc string
+	schema     *jsonschema.Schema
+	params     *paramMap // Spec.ParamNames, nil when none
 }
 
 func (e *entry) parallel() bool { return e.exposure != Hidden && e.spec.SupportsParallel }
@@ -53,7 +57,6 @@ type Registry struct {
 	entries         []*entry
 	byName          map[ToolName]*entry
 	firstCollision  *ToolName
-	serverNS        map[string]string // namespace → description from AddServer
 	reminders       []Reminder
 	version         uint64 // bumped on every change
 	deferredVersion uint64 // bumped when the deferred set changes
@@ -67,13 +70,12 @@ type Registry struct {
 func New(cfg Config) *Registry {
 	cfg = cfg.withDefaults()
 	return &Registry{
-		cfg:      cfg,
-		log:      cfg.Logger.Named("registry"),
-		gate:     &gate{},
-		state:    newStateStore(cfg.State, cfg.Logger.Named("registry")),
-		byName:   make(map[ToolName]*entry),
-		serverNS: make(map[string]string),
-		sets:     make(map[Mode]*ToolSet),
+		cfg:    cfg,
+		log:    cfg.Logger.Named("registry"),
+		gate:   &gate{},
+		state:  newStateStore(cfg.State, cfg.Logger.Named("registry")),
+		byName: make(map[ToolName]*entry),
+		sets:   make(map[Mode]*ToolSet),
 	}
 }
 

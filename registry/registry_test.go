@@ -202,3 +202,32 @@ func TestFinalizeReusesTheSetUntilSomethingChanges(t *testing.T) {
 	assert.NotSame(t, s1, finalize(t, r, registry.ModeDirect))
 	assert.Equal(t, []string{"a"}, modelNames(s1), "a finalized set never changes")
 }
+
+func TestRemoveServerForgetsItsDescription(t *testing.T) {
+	r := newReg(t, registry.Config{})
+	require.Equal(t, 1, r.AddServer(registry.Server{Name: "calendar", Description: "Company calendar"},
+		[]registry.Tool{named(registry.Namespaced("mcp__cal", "list"), registry.Deferred, "List events")}))
+	require.Equal(t, 1, r.AddServer(registry.Server{Name: "mirror"},
+		[]registry.Tool{named(registry.Namespaced("mcp__cal", "create"), registry.Deferred, "Create an event")}))
+	before := finalize(t, r, registry.ModeDirect)
+	assert.Equal(t, []registry.NamespaceInfo{{Name: "mcp__cal", Description: "Company calendar"}}, before.DeferredNamespaces())
+
+	assert.Equal(t, 1, r.RemoveServer("calendar"))
+	after := finalize(t, r, registry.ModeDirect)
+	assert.Equal(t, []registry.NamespaceInfo{{Name: "mcp__cal"}}, after.DeferredNamespaces(), "the namespace stays (mirror's tool), the description goes")
+	search := after.ModelTools()[len(after.ModelTools())-1]
+	assert.NotContains(t, search.Description, "Company calendar")
+	res, err := after.Search("company", 0)
+	require.NoError(t, err)
+	assert.Empty(t, res.Hits, "nor is it indexed")
+	res, err = after.Search("create event", 1)
+	require.NoError(t, err)
+	require.Len(t, res.Groups, 1)
+	assert.Empty(t, res.Groups[0].Description)
+	assert.Equal(t, []registry.NamespaceInfo{{Name: "mcp__cal", Description: "Company calendar"}}, before.DeferredNamespaces(), "a finalized set keeps it")
+
+	// The server comes back with other instructions: they are the ones used.
+	require.Equal(t, 1, r.AddServer(registry.Server{Name: "calendar", Description: "Team calendar"},
+		[]registry.Tool{named(registry.Namespaced("mcp__cal", "list"), registry.Deferred, "List events")}))
+	assert.Equal(t, []registry.NamespaceInfo{{Name: "mcp__cal", Description: "Team calendar"}}, finalize(t, r, registry.ModeDirect).DeferredNamespaces())
+}

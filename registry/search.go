@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 
@@ -65,7 +66,8 @@ type SearchResult struct {
 }
 
 // searchIndex is the BM25 index over one set of searchable tools, built
-// on first use.
+// on first use. nsDesc holds the descriptions of the tools' namespaces
+// (those that have one), indexed with the tools and shown in results.
 type searchIndex struct {
 	entries []*entry
 	nsDesc  map[string]string
@@ -85,8 +87,9 @@ func (si *searchIndex) get() *bm25.Index {
 }
 
 // searchCache keeps the indexes of the current deferred set, one per mode,
-// so an index is rebuilt only when the deferred set changes. Guarded by
-// Registry.mu.
+// so an index is rebuilt only when what it indexes changes: the deferred
+// set, or the description of one of its namespaces (which tools of any
+// exposure, and servers, provide). Guarded by Registry.mu.
 type searchCache struct {
 	version uint64
 	byMode  map[Mode]*searchIndex
@@ -98,7 +101,7 @@ func (c *searchCache) get(version uint64, mode Mode, entries []*entry, nsDesc ma
 		c.byMode = make(map[Mode]*searchIndex)
 		c.version = version
 	}
-	if si := c.byMode[mode]; si != nil {
+	if si := c.byMode[mode]; si != nil && maps.Equal(si.nsDesc, nsDesc) {
 		return si
 	}
 	si := &searchIndex{entries: entries, nsDesc: nsDesc}

@@ -222,3 +222,40 @@ func ExampleToolSet_Search() {
 	}
 	// Output: mcp__slack post_message
 }
+
+func TestTheSearchIndexFollowsNamespaceDescriptionChanges(t *testing.T) {
+	r := newReg(t, registry.Config{})
+	require.True(t, r.AddExternal(named(registry.Namespaced("mcp__w", "op"), registry.Deferred, "Does a thing")))
+	find := func(q string) []registry.SearchGroup {
+		t.Helper()
+		res, err := finalize(t, r, registry.ModeDirect).Search(q, 0)
+		require.NoError(t, err)
+		return res.Groups
+	}
+	assert.Empty(t, find("meteorology"))
+
+	// A Direct tool describes the namespace: the deferred set is the same,
+	// but what the index holds is not.
+	require.True(t, r.AddExternal(registry.NewFunc(registry.Spec{Name: registry.Namespaced("mcp__w", "info"), Exposure: registry.Direct,
+		Search: registry.SearchInfo{NamespaceDescription: "Meteorology service"}}, nil)))
+	groups := find("meteorology")
+	require.Len(t, groups, 1, "the new description is indexed")
+	assert.Equal(t, "mcp__w", groups[0].Namespace)
+	assert.Equal(t, "Meteorology service", groups[0].Description)
+	assert.Equal(t, "op", groups[0].Tools[0].Tool)
+
+	// A server's description, for a namespace with no tool description.
+	require.Equal(t, 1, r.AddServer(registry.Server{Name: "hydro", Description: "Rainfall gauges"},
+		[]registry.Tool{named(registry.Namespaced("mcp__h", "status"), registry.Direct, "Status")}))
+	require.True(t, r.AddExternal(named(registry.Namespaced("mcp__h", "read"), registry.Deferred, "Reads a value")))
+	require.Len(t, find("rainfall"), 1)
+	assert.Equal(t, 1, r.RemoveServer("hydro"))
+	assert.Empty(t, find("rainfall"), "the removed server's description is no longer indexed")
+
+	// The description goes when the tool that gave it does.
+	require.True(t, r.Remove(registry.Namespaced("mcp__w", "info")))
+	assert.Empty(t, find("meteorology"))
+	groups = find("thing")
+	require.Len(t, groups, 1)
+	assert.Empty(t, groups[0].Description)
+}

@@ -5,8 +5,10 @@ type Server struct {
 	// Name identifies the server for RemoveServer and in logs. Required.
 	Name string
 	// Description (an MCP server's instructions, say) describes the
-	// namespaces of its tools in tool_search when a tool gives none.
-	// Default none.
+	// namespaces of its tools in tool_search when no tool of the namespace
+	// gives one (Spec.Search.NamespaceDescription). It describes them only
+	// while the server's tools are registered: RemoveServer forgets it. A
+	// description of only white space counts as none. Default none.
 	Description string
 	// Policy sets the exposure of every tool of the server, overriding the
 	// tools' specs. Default (nil): each tool's own Spec.Exposure.
@@ -28,14 +30,12 @@ func (r *Registry) AddServer(s Server, tools []Tool) int {
 			r.log.Warn("skipping external tool with an invalid spec", "server", s.Name, "error", err)
 			continue
 		}
+		if describes(s.Description) {
+			e.serverDesc = s.Description
+		}
 		r.mu.Lock()
 		if r.addExternalLocked(e) {
 			added++
-			if s.Description != "" && !e.name.IsDefaultNamespace() {
-				if _, ok := r.serverNS[e.name.Namespace]; !ok {
-					r.serverNS[e.name.Namespace] = s.Description
-				}
-			}
 		}
 		r.mu.Unlock()
 	}
@@ -43,8 +43,9 @@ func (r *Registry) AddServer(s Server, tools []Tool) int {
 }
 
 // RemoveServer removes every tool that AddServer added for the server
-// named name (it left, or was disabled) and returns how many. Tool sets
-// already finalized keep them.
+// named name (it left, or was disabled) and returns how many. The
+// server's description goes with its tools: tool sets finalized from now
+// on neither show nor index it. Tool sets already finalized keep them.
 func (r *Registry) RemoveServer(name string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -80,8 +80,9 @@ type Spec struct {
 // description and schema.
 type SearchInfo struct {
 	// NamespaceDescription describes the tool's namespace (an MCP server's
-	// instructions, say). The first non-empty description registered for a
-	// namespace is the one used.
+	// instructions, say). The first one registered for a namespace is the
+	// one used, while its tool is registered; one of only white space
+	// counts as none. Ignored in the default namespace.
 	NamespaceDescription string
 	// Keywords are extra words to match (a product name, synonyms).
 	Keywords []string

@@ -158,8 +158,11 @@ func (s *ToolSet) ExecDescription() string { return s.execDesc }
 func (s *ToolSet) WaitDescription() string { return s.waitDesc }
 
 // DeferredNamespaces lists the non-default namespaces that have deferred
-// tools, by name, each with the first non-empty description registered for
-// it (Spec.Search.NamespaceDescription, else the server's description).
+// tools, by name, each with its description: the first registered tool of
+// the namespace (of any exposure) whose Spec.Search.NamespaceDescription
+// is not empty or only white space, else the first such Server.Description
+// of the servers that added its tools, else none. The search index and
+// tool_search's results use the same descriptions.
 func (s *ToolSet) DeferredNamespaces() []NamespaceInfo { return slices.Clone(s.deferNS) }
 
 // SearchEnabled reports whether the set offers tool_search.

@@ -146,3 +146,41 @@ func TestHiddenToolsAreNeverParallel(t *testing.T) {
 	info, _ := set.Lookup(registry.Plain("hidden"))
 	assert.False(t, info.Parallel)
 }
+
+func TestAWhiteSpaceNamespaceDescriptionCountsAsNone(t *testing.T) {
+	r := newReg(t, registry.Config{})
+	mk := func(ns, name, nsDesc string) registry.Tool {
+		return registry.NewFunc(registry.Spec{Name: registry.Namespaced(ns, name), Description: "tool " + name, Exposure: registry.Deferred,
+			Search: registry.SearchInfo{NamespaceDescription: nsDesc}}, nil)
+	}
+	// A tool's blank description does not hide a real one registered later.
+	require.True(t, r.AddExternal(mk("mcp__b", "x", " \n\t ")))
+	require.True(t, r.AddExternal(mk("mcp__b", "y", "Bee tools")))
+	// A server's blank description does not hide another server's.
+	require.Equal(t, 1, r.AddServer(registry.Server{Name: "s1", Description: "   "}, []registry.Tool{mk("mcp__s", "a", "")}))
+	require.Equal(t, 1, r.AddServer(registry.Server{Name: "s2", Description: "Sea tools"}, []registry.Tool{mk("mcp__s", "b", "")}))
+	// A tool's blank description does not hide its server's.
+	require.Equal(t, 1, r.AddServer(registry.Server{Name: "s3", Description: "Dee tools"}, []registry.Tool{mk("mcp__d", "a", "\u00a0 ")}))
+	// Only blank descriptions: none.
+	require.True(t, r.AddExternal(mk("mcp__e", "a", "  ")))
+
+	set := finalize(t, r, registry.ModeDirect)
+	assert.Equal(t, []registry.NamespaceInfo{
+		{Name: "mcp__b", Description: "Bee tools"},
+		{Name: "mcp__d", Description: "Dee tools"},
+		{Name: "mcp__e"},
+		{Name: "mcp__s", Description: "Sea tools"},
+	}, set.DeferredNamespaces())
+	search := set.ModelTools()[len(set.ModelTools())-1]
+	require.Equal(t, "tool_search", search.Name.Name)
+	assert.Contains(t, search.Description, "- mcp__b: Bee tools\n- mcp__d: Dee tools\n- mcp__e\n- mcp__s: Sea tools\n")
+
+	res, err := set.Search("tool x", 1)
+	require.NoError(t, err)
+	require.Len(t, res.Groups, 1)
+	assert.Equal(t, "Bee tools", res.Groups[0].Description, "tool_search shows the real description")
+	res, err = set.Search("sea", 1)
+	require.NoError(t, err)
+	require.Len(t, res.Hits, 1, "the real description is indexed")
+	assert.Equal(t, "mcp__s", res.Groups[0].Namespace)
+}

@@ -26,8 +26,12 @@ func (e *Error) Error() string {
 // Strip removes the types from source (a script, not a module) and returns
 // JavaScript with a map from its positions back to source. The source may
 // use top-level return and await only if the caller wrapped it in a
-// function first.
+// function first. A source nested deeper than MaxNesting is refused with
+// an *Error at the place it passes the limit, before esbuild sees it.
 func Strip(source, origin string) (string, *sourcemap.Map, error) {
+	if err := checkNesting(source); err != nil {
+		return "", nil, err
+	}
 	res := api.Transform(source, api.TransformOptions{
 		Loader:     api.LoaderTS,
 		Target:     api.ESNext,

@@ -13,16 +13,20 @@ import (
 // prefix): "t" first, then m's fields in declaration order, absent when
 // they are zero and tagged omitempty. The bytes are deterministic.
 //
-// Encode checks m the way Decode would, except that JSON values are not
-// re-parsed, and fails with a *ProtocolError (code bad_field) instead of
-// sending something the peer would refuse.
+// Encode never returns a body Decode refuses (encodecheck.go). It checks
+// m the way Decode would (JSON values included) and fails with a
+// *ProtocolError: code bad_field for a field Decode refuses (a missing id,
+// JSON text that is not JSON), code too_large for a message with more than
+// MaxItems values or a body over HardMaxFrame (send a smaller one). A str
+// that is not valid UTF-8 (a lone surrogate from V8) is not an error: it is
+// encoded well-formed, each bad sequence as U+FFFD.
 func Encode(m Message) ([]byte, error) {
 	return appendBody(nil, m)
 }
 
 // AppendFrame appends the whole frame of m to dst: the 4-byte big-endian
-// body length, then the body Encode returns. It does not check any size
-// cap; FrameWriter and Sender do.
+// body length, then the body Encode returns, with Encode's errors. It
+// does not check the negotiated frame cap; FrameWriter and Sender do.
 func AppendFrame(dst []byte, m Message) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
@@ -49,18 +53,31 @@ var encoders = sync.Pool{New: func() any {
 // appendBody encodes m as a map with "t" as its first key: msgpack
 // encodes the struct as a map of N fields, and appendReflected rewrites the
 // map header to N+1 and puts the tag entry in front. The tool-call messages
-// have hand encoders writing the same bytes (fastpath.go).
+// have hand encoders writing the same bytes (fastpath.go). Either way the
+// body then passes finishBody, or the few strings of a hand-encoded one
+// their UTF-8 check.
 func appendBody(dst []byte, m Message) ([]byte, error) {
 	if m == nil {
 		return dst, errorf(ErrCodeBadField, "cannot encode a nil message")
 	}
-	if err := m.check(false); err != nil {
+	if err := m.check(true); err != nil {
 		return dst, withEnvelope(err, m.Type(), idOf(m))
 	}
+	start := len(dst)
 	if out, ok := appendFastBody(dst, m); ok {
+		if !fastStringsValid(m) {
+			return finishBody(out, start, m)
+		}
+		if err := checkBodySize(len(out)-start, m); err != nil {
+			return dst, err
+		}
 		return out, nil
 	}
-	return appendReflected(dst, m)
+	out, err := appendReflected(dst, m)
+	if err != nil {
+		return dst, err
+	}
+	return finishBody(out, start, m)
 }
 
 // appendReflected is appendBody's encoder for every message: msgpack by

@@ -43,7 +43,9 @@ const (
 	// sessions or cells, source too long).
 	ErrCodeLimitExceeded ErrorCode = "limit_exceeded"
 	// ErrCodeTooLarge: a frame, or the reply to a request, exceeds the
-	// negotiated frame size.
+	// negotiated frame size. The encoder also refuses with it a message that
+	// holds more than MaxItems values (the decoder's bound): either way the
+	// sender should send a smaller message instead.
 	ErrCodeTooLarge ErrorCode = "too_large"
 	// ErrCodeShuttingDown: the host is shutting down and takes no new work.
 	ErrCodeShuttingDown ErrorCode = "shutting_down"

@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/binary"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // The two messages of a tool call's round trip, tool.call and tool.result,
@@ -24,6 +25,38 @@ func appendFastBody(dst []byte, m Message) (out []byte, ok bool) {
 		return appendToolResult(dst, m), true
 	}
 	return dst, false
+}
+
+// fastStringsValid reports whether every str a hand encoder writes for m
+// is valid UTF-8 (its other values are a fixed few, and JSON travels as
+// bin): then the body needs no finishBody scan.
+func fastStringsValid(m Message) bool {
+	switch m := m.(type) {
+	case *ToolCallRequest:
+		// Ids and tool names are short and nearly always ASCII: one OR over
+		// their bytes is cheaper than five calls of utf8.ValidString.
+		if asciiOnly(m.SessionID, m.CellID, m.Namespace, m.Name, string(m.Kind)) {
+			return true
+		}
+		return utf8.ValidString(m.SessionID) && utf8.ValidString(m.CellID) &&
+			utf8.ValidString(m.Namespace) && utf8.ValidString(m.Name) && utf8.ValidString(string(m.Kind))
+	case *ToolResult:
+		e := m.Error
+		return e == nil || utf8.ValidString(e.Code) && utf8.ValidString(e.Message) && utf8.ValidString(e.Tool)
+	}
+	return false
+}
+
+// asciiOnly reports whether no byte of the five strings has its high bit
+// set.
+func asciiOnly(a, b, c, d, e string) bool {
+	var x byte
+	for _, s := range [...]string{a, b, c, d, e} {
+		for i := 0; i < len(s); i++ {
+			x |= s[i]
+		}
+	}
+	return x < utf8.RuneSelf
 }
 
 func appendToolCall(dst []byte, m *ToolCallRequest) []byte {

@@ -9,7 +9,7 @@
 set -eu
 cd "$(dirname "$0")"
 t="${1:-10s}"
-for target in FuzzDecode FuzzValidate FuzzFrameReader FuzzValidJSON FuzzFastDecode; do
+for target in FuzzDecode FuzzValidate FuzzFrameReader FuzzValidJSON FuzzFastDecode FuzzEncodeDecode; do
 	echo "== $target ($t)"
 	go test . -run '^$' -fuzz "^${target}\$" -fuzztime "$t" -fuzzminimizetime 10s
 done

@@ -58,12 +58,31 @@ type scanner struct {
 	b     []byte
 	pos   int
 	items int
+	fault scanFault // why the scan failed, for the encoder (encode.go)
 }
+
+// scanFault is the rule a failed scan broke, when it is one an encoder can
+// break with a well-typed message: too many values, too deep, or a str that
+// is not UTF-8. Any other fault means the bytes are not msgpack at all.
+type scanFault uint8
+
+const (
+	faultOther scanFault = iota
+	faultItems
+	faultDepth
+	faultUTF8
+)
 
 // scanFrame validates frame and fills env (zero on entry). On error env
 // holds whatever "t" and "id" were read before the fault.
 func scanFrame(frame []byte, env *envelope) error {
 	s := scanner{b: frame}
+	return s.frame(env)
+}
+
+// frame is scanFrame on s.b, leaving s.fault set when it fails.
+func (s *scanner) frame(env *envelope) error {
+	frame := s.b
 	if len(frame) == 0 {
 		return s.fail("empty frame")
 	}
@@ -162,6 +181,7 @@ func (s *scanner) count(n, per, values int) error {
 	}
 	s.items += n * values
 	if s.items > MaxItems {
+		s.fault = faultItems
 		return s.fail("more than %d values in one frame", MaxItems)
 	}
 	return nil
@@ -203,6 +223,7 @@ func (s *scanner) str(n int) ([]byte, error) {
 	}
 	b := s.b[s.pos : s.pos+n]
 	if !utf8.Valid(b) {
+		s.fault = faultUTF8
 		return nil, s.fail("str is not valid UTF-8")
 	}
 	s.pos += n
@@ -281,6 +302,7 @@ func (s *scanner) value(depth int) error {
 
 func (s *scanner) arrayBody(n, depth int) error {
 	if depth > MaxDepth {
+		s.fault = faultDepth
 		return s.fail("nesting deeper than %d", MaxDepth)
 	}
 	if err := s.count(n, 1, 1); err != nil {
@@ -296,6 +318,7 @@ func (s *scanner) arrayBody(n, depth int) error {
 
 func (s *scanner) mapBody(n, depth int) error {
 	if depth > MaxDepth {
+		s.fault = faultDepth
 		return s.fail("nesting deeper than %d", MaxDepth)
 	}
 	if err := s.count(n, 2, 2); err != nil {

@@ -22,9 +22,17 @@ import (
 // hostBin is the real codemode-host binary, built once for these tests.
 var hostBin string
 
+// testHostEnv names a prebuilt codemode-host for these tests to use
+// instead of building ../cmd/codemode-host (for example one built from
+// another checkout).
+const testHostEnv = "BRIDGE_TEST_HOST"
+
 func TestMain(m *testing.M) {
 	if path := os.Getenv(faultParentEnv); path != "" {
 		os.Exit(runFaultParent(path))
+	}
+	if os.Getenv(fakeHostEnv) != "" {
+		os.Exit(runFakeHost())
 	}
 	dir, err := os.MkdirTemp("", "bridge-test")
 	if err != nil {
@@ -32,11 +40,15 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	hostBin = filepath.Join(dir, "codemode-host")
-	build := exec.Command("go", "build", "-o", hostBin, "../cmd/codemode-host")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building codemode-host:", err)
-		os.Exit(1)
+	if prebuilt := os.Getenv(testHostEnv); prebuilt != "" {
+		hostBin = prebuilt
+	} else {
+		build := exec.Command("go", "build", "-o", hostBin, "../cmd/codemode-host")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building codemode-host:", err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	if code == 0 {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -49,8 +50,14 @@ type Config struct {
 	// store (the bridge mirrors each session's store to restore it when a
 	// host is replaced).
 	Capabilities []string
-	// StartTimeout bounds launching the host and the handshake. Default 10s.
+	// StartTimeout bounds launching the host and the handshake, and the
+	// re-opening of each session on a new host. Default 10s.
 	StartTimeout time.Duration
+	// TerminateGrace is how long an Exec whose ctx ended waits for the
+	// host after telling it to stop the cell; then the host is killed and
+	// Exec fails with a *HostUnresponsiveError (see ConnConfig). Default
+	// DefaultTerminateGrace (10s).
+	TerminateGrace time.Duration
 	// StderrLines is how many of the host's last stderr lines a
 	// HostDiedError keeps. Default 20.
 	StderrLines int
@@ -67,12 +74,14 @@ type Client struct {
 	cfg Config
 	log hclog.Logger
 
-	mu       sync.Mutex
-	host     *hostProcess // nil before the first start and after Close
+	mu     sync.Mutex
+	host   *hostProcess // nil before the first start and after Close
+	closed bool
+	gen    int            // hosts launched so far; the current one is number gen
+	deaths map[int]string // how host number n ended, once it died
+
+	smu      sync.Mutex // guards sessions; never held while waiting for the host
 	sessions map[string]*Session
-	closed   bool
-	gen      int            // hosts launched so far; the current one is number gen
-	deaths   map[int]string // how host number n ended, once it died
 }
 
 // hostProcess is one launched host.
@@ -137,15 +146,56 @@ func (c *Client) conn(ctx context.Context) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range c.sessions {
-		if _, err := h.conn.OpenSession(ctx, s.id, s.limits, s.storeEntries()); err != nil {
-			h.stop(0)
-			return nil, fmt.Errorf("bridge: re-opening session %q on a new host: %w", s.id, err)
-		}
+	if err := c.restore(ctx, h); err != nil {
+		h.stop(0)
+		return nil, err
 	}
 	c.host = h
 	c.gen = h.gen
 	return h.conn, nil
+}
+
+// restore re-opens every session on a new host with its mirrored store.
+// A session the host refuses (or cannot be sent, or is not answered in
+// StartTimeout) is lost alone: its calls fail with a *SessionLostError
+// and the others keep working. Only the new host's death fails the
+// restore (the next call tries again with another host). The caller's
+// ctx ending does not cut it short: the sessions belong to every caller.
+func (c *Client) restore(ctx context.Context, h *hostProcess) error {
+	c.smu.Lock()
+	sessions := slices.SortedFunc(maps.Values(c.sessions), func(a, b *Session) int { return strings.Compare(a.id, b.id) })
+	c.smu.Unlock()
+	ctx = context.WithoutCancel(ctx)
+	for _, s := range sessions {
+		octx, cancel := context.WithTimeout(ctx, c.cfg.StartTimeout)
+		_, err := h.conn.OpenSession(octx, s.id, s.limits, s.storeEntries())
+		cancel()
+		if err == nil {
+			continue
+		}
+		if h.conn.Err() != nil {
+			return fmt.Errorf("bridge: re-opening session %q on a new host: %w", s.id, err)
+		}
+		c.log.Warn("session not restored on the new host", "session", s.id, "error", err)
+		s.lost.Store(&SessionLostError{Session: s.id, Err: err})
+		c.smu.Lock()
+		if c.sessions[s.id] == s {
+			delete(c.sessions, s.id)
+		}
+		c.smu.Unlock()
+	}
+	return nil
+}
+
+// mirrorStore keeps the store writes a cell result reports in its
+// session's mirror. Reader goroutine of the host's Conn.
+func (c *Client) mirrorStore(session string, writes []protocol.StoreEntry) {
+	c.smu.Lock()
+	s := c.sessions[session]
+	c.smu.Unlock()
+	if s != nil {
+		s.mirror(writes)
+	}
 }
 
 // StuckErrorName is the error name of a cell result whose cell was
@@ -175,9 +225,13 @@ func (c *Client) retireIfStuck(conn *Conn, res *protocol.CellResult) {
 	}
 	c.mu.Unlock()
 	if h != nil {
-		h.plugin.Kill()
+		h.kill()
 	}
-	<-conn.Done()
+	select {
+	case <-conn.Done():
+	case <-time.After(stuckExitWait):
+		conn.abandon(errors.New("bridge: the host reported a stuck cell and did not exit when killed"))
+	}
 }
 
 // deathSummary is how a dead host ended, for CellLostError.
@@ -275,8 +329,11 @@ func (c *Client) launch(ctx context.Context, gen int) (*hostProcess, error) {
 		Executor:         c.cfg.Executor,
 		Capabilities:     c.cfg.Capabilities,
 		HandshakeTimeout: c.cfg.StartTimeout,
+		TerminateGrace:   c.cfg.TerminateGrace,
 		Logger:           c.log,
 		onDeath:          h.deathError,
+		onAbandon:        h.kill,
+		onStore:          c.mirrorStore,
 	})
 	if err != nil {
 		h.plugin.Kill()
@@ -315,11 +372,20 @@ func (h *hostProcess) deathError(readErr error) error {
 	for !h.plugin.Exited() && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	e := &HostDiedError{Err: readErr, Stderr: h.stderr.lines(), Cause: h.stderr.cause()}
+	cause := h.stderr.cause()
+	e := &HostDiedError{Err: readErr, Stderr: h.stderr.lines(), Cause: cause, Explanation: explainCause(cause)}
 	if h.plugin.Exited() && h.cmd.ProcessState != nil {
 		e.Exit = h.cmd.ProcessState.String()
 	}
 	return e
+}
+
+// kill ends the host process at once (SIGKILL); go-plugin reaps it. Any
+// goroutine.
+func (h *hostProcess) kill() {
+	if h.cmd.Process != nil {
+		_ = h.cmd.Process.Kill()
+	}
 }
 
 // stop shuts the host down: shutdown frame, grace, then go-plugin's Kill.
@@ -363,8 +429,27 @@ type Session struct {
 	id     string
 	limits *protocol.Limits
 
+	lost atomic.Pointer[SessionLostError] // set when a new host refused to restore it
+
 	mu    sync.Mutex
 	store map[string]json.RawMessage // mirrored from cell results
+}
+
+// live returns the connection for a call of s: the Client's (starting a
+// new host if needed), or s's *SessionLostError once a new host could
+// not restore it.
+func (s *Session) live(ctx context.Context) (*Conn, error) {
+	if e := s.lost.Load(); e != nil {
+		return nil, e
+	}
+	conn, err := s.c.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if e := s.lost.Load(); e != nil {
+		return nil, e
+	}
+	return conn, nil
 }
 
 // OpenSession opens a session; limits (optional) can only tighten the
@@ -378,9 +463,9 @@ func (c *Client) OpenSession(ctx context.Context, id string, limits *protocol.Li
 		return nil, err
 	}
 	s := &Session{c: c, id: id, limits: limits, store: map[string]json.RawMessage{}}
-	c.mu.Lock()
+	c.smu.Lock()
 	c.sessions[id] = s
-	c.mu.Unlock()
+	c.smu.Unlock()
 	return s, nil
 }
 
@@ -388,15 +473,19 @@ func (c *Client) OpenSession(ctx context.Context, id string, limits *protocol.Li
 func (s *Session) ID() string { return s.id }
 
 // Exec runs a cell; see Conn.Exec. A host that dies meanwhile fails it
-// with a *HostDiedError; the next call starts a new host.
+// with a *HostDiedError; the next call starts a new host. A session a new
+// host could not restore fails with a *SessionLostError.
+//
+// The store writes of every result of the session's cells are mirrored
+// (from Exec, Wait, Terminate, or a result whose caller stopped waiting),
+// and a new host gets them when it re-opens the session.
 func (s *Session) Exec(ctx context.Context, req ExecRequest) (*protocol.CellResult, error) {
-	conn, err := s.c.conn(ctx)
+	conn, err := s.live(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, err := conn.Exec(ctx, s.id, req)
 	if err == nil {
-		s.mirror(res)
 		s.c.retireIfStuck(conn, res)
 	}
 	return res, err
@@ -405,7 +494,7 @@ func (s *Session) Exec(ctx context.Context, req ExecRequest) (*protocol.CellResu
 // Wait waits for a yielded cell; see Conn.Wait. A cell of a host that
 // died and was replaced is refused with a *CellLostError.
 func (s *Session) Wait(ctx context.Context, cell string, yield time.Duration) (*protocol.CellResult, error) {
-	conn, err := s.c.conn(ctx)
+	conn, err := s.live(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -414,7 +503,6 @@ func (s *Session) Wait(ctx context.Context, cell string, yield time.Duration) (*
 	}
 	res, err := conn.Wait(ctx, s.id, cell, yield)
 	if err == nil {
-		s.mirror(res)
 		s.c.retireIfStuck(conn, res)
 	}
 	return res, err
@@ -423,7 +511,7 @@ func (s *Session) Wait(ctx context.Context, cell string, yield time.Duration) (*
 // Terminate stops a cell; see Conn.Terminate. A cell of a host that died
 // and was replaced is refused with a *CellLostError.
 func (s *Session) Terminate(ctx context.Context, cell string) (*protocol.CellResult, error) {
-	conn, err := s.c.conn(ctx)
+	conn, err := s.live(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -441,8 +529,15 @@ func (s *Session) Terminate(ctx context.Context, cell string) (*protocol.CellRes
 // forgets it. A session whose host died is already gone: Close then
 // starts no new host.
 func (s *Session) Close(ctx context.Context) error {
+	s.c.smu.Lock()
+	if s.c.sessions[s.id] == s {
+		delete(s.c.sessions, s.id)
+	}
+	s.c.smu.Unlock()
+	if s.lost.Load() != nil {
+		return nil // not on the host
+	}
 	s.c.mu.Lock()
-	delete(s.c.sessions, s.id)
 	var conn *Conn
 	if s.c.host != nil && s.c.host.conn.Err() == nil {
 		conn = s.c.host.conn
@@ -458,14 +553,12 @@ func (s *Session) Close(ctx context.Context) error {
 	return err
 }
 
-// mirror keeps the store writes a result reports.
-func (s *Session) mirror(res *protocol.CellResult) {
-	if len(res.Store) == 0 {
-		return
-	}
+// mirror keeps the store writes a result reports: a value replaces the
+// key's, an absent value deletes the key.
+func (s *Session) mirror(writes []protocol.StoreEntry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, e := range res.Store {
+	for _, e := range writes {
 		if len(e.Value) == 0 {
 			delete(s.store, e.Key)
 		} else {
@@ -493,7 +586,12 @@ type tailWriter struct {
 	partial []byte
 	tail    []string
 	fatal   string
+	generic bool // fatal is V8's "# Fatal error in , line 0": a later "# Fatal ..." line says more
 }
+
+// genericFatalPrefix starts V8's fatal line that names no cause; the next
+// "# Fatal " line ("# Fatal JavaScript invalid size error 134217738") does.
+const genericFatalPrefix = "# Fatal error in "
 
 // fatalPrefixes start the stderr lines that say why a process crashed:
 // V8's fatal errors, Go's panics and fatal errors, and signals.
@@ -519,8 +617,10 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 			break
 		}
 		if line := strings.TrimRight(string(t.partial[:i]), "\r"); line != "" {
-			if t.fatal == "" && slices.ContainsFunc(fatalPrefixes, func(p string) bool { return strings.HasPrefix(line, p) }) {
+			if (t.fatal == "" || t.generic && strings.HasPrefix(line, "# Fatal ")) &&
+				slices.ContainsFunc(fatalPrefixes, func(p string) bool { return strings.HasPrefix(line, p) }) {
 				t.fatal = line
+				t.generic = strings.HasPrefix(line, genericFatalPrefix)
 			}
 			t.tail = append(t.tail, line)
 			if len(t.tail) > t.max {

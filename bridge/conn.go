@@ -30,6 +30,14 @@ type ConnConfig struct {
 	Client string
 	// HandshakeTimeout bounds the wait for hello.ok. Default 10s.
 	HandshakeTimeout time.Duration
+	// TerminateGrace is how long Exec waits for the host's answer after
+	// its ctx ended and it told the host to stop the cell. When it passes,
+	// Exec gives up: it returns a *HostUnresponsiveError (wrapped in the
+	// connection's *HostDiedError) and the connection ends, as if the host
+	// had died. Default DefaultTerminateGrace, twice the host's default
+	// stuck deadline: a cell that does not stop is reported stuck before
+	// that.
+	TerminateGrace time.Duration
 	// Logger receives the bridge's diagnostics. Default: discard.
 	Logger hclog.Logger
 
@@ -37,7 +45,20 @@ type ConnConfig struct {
 	// every pending request fails with (the Client adds exit status and
 	// stderr).
 	onDeath func(error) error
+	// onAbandon, when set, is called when the bridge gives up on the host
+	// (TerminateGrace passed, or a broken frame): the Client kills the
+	// process. Any goroutine; it must not block for long.
+	onAbandon func()
+	// onStore, when set, receives the store writes of every cell.result,
+	// whichever request it answers (exec, wait, terminate, or one whose
+	// caller stopped waiting), in the order the host sent them. Reader
+	// goroutine; it must not block.
+	onStore func(session string, writes []protocol.StoreEntry)
 }
+
+// DefaultTerminateGrace is ConnConfig.TerminateGrace's and
+// Config.TerminateGrace's default.
+const DefaultTerminateGrace = 10 * time.Second
 
 // EventKind says what an Event carries.
 type EventKind string
@@ -96,6 +117,7 @@ type Conn struct {
 	cfg   ConnConfig
 	log   hclog.Logger
 	out   *protocol.Sender
+	r     io.Reader // as given to NewConn: closed when the bridge gives up on the host
 	w     io.Writer
 	hello *protocol.HelloOK
 
@@ -107,6 +129,8 @@ type Conn struct {
 	done   chan struct{}
 	err    error // set before done closes
 
+	gaveUp atomic.Pointer[error] // why abandon gave up on the host: the reader's end reports it
+
 	mu      sync.Mutex
 	pending map[uint64]*request
 	cells   map[cellKey]func(Event)
@@ -117,11 +141,21 @@ type Conn struct {
 
 type cellKey struct{ session, cell string }
 
-// request is a request awaiting its reply. ch has room for every reply
-// the request can get (exec: exec.started and cell.result).
+// request is a request awaiting its reply. ch has room for every answer
+// the request can get: one final reply, and for an exec one exec.started
+// before it.
 type request struct {
-	ch      chan protocol.Message
+	ch      chan answer
+	exec    bool        // an exec: exec.started, then cell.result
+	started bool        // exec.started was delivered; guarded by Conn.mu
 	onEvent func(Event) // exec only
+}
+
+// answer is what a request gets: a reply, or the error of a reply that
+// could not be decoded.
+type answer struct {
+	m   protocol.Message
+	err error
 }
 
 type toolCall struct {
@@ -148,12 +182,15 @@ func NewConn(r io.Reader, w io.Writer, cfg ConnConfig) (*Conn, error) {
 	if cfg.HandshakeTimeout == 0 {
 		cfg.HandshakeTimeout = 10 * time.Second
 	}
+	if cfg.TerminateGrace == 0 {
+		cfg.TerminateGrace = DefaultTerminateGrace
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Conn{cfg: cfg, log: log, out: protocol.NewSender(w, 0), w: w, ctx: ctx, cancel: cancel,
+	c := &Conn{cfg: cfg, log: log, out: protocol.NewSender(w, 0), r: r, w: w, ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), pending: map[uint64]*request{}, cells: map[cellKey]func(Event){},
 		calls: map[uint64]*toolCall{}}
 	if pr := newPollingReader(r); pr != nil {
@@ -284,38 +321,90 @@ func (c *Conn) dispatch(m protocol.Message) {
 	case *protocol.Ping:
 		c.send(&protocol.Pong{ID: m.ID})
 	case *protocol.ExecStarted:
-		c.mu.Lock()
-		if r := c.pending[m.ID]; r != nil && r.onEvent != nil {
-			c.cells[cellKey{m.Session, m.Cell}] = r.onEvent
-		}
-		c.mu.Unlock()
-		c.reply(m.ID, m, false)
+		c.reply(m.ID, answer{m: m})
 	case *protocol.ErrorReply:
 		if m.ID == 0 {
 			c.log.Warn("error from the host", "code", m.Code, "message", m.Message)
 			return
 		}
-		c.reply(m.ID, m, true)
+		c.reply(m.ID, answer{m: m})
+	case *protocol.CellResult:
+		if len(m.Store) > 0 && c.cfg.onStore != nil {
+			c.cfg.onStore(m.Session, m.Store)
+		}
+		c.reply(m.ID, answer{m: m})
 	case protocol.Reply:
-		c.reply(m.ReplyTo(), m, true)
+		c.reply(m.ReplyTo(), answer{m: m})
 	default:
 		c.log.Warn("unexpected message from the host", "t", m.Type())
 	}
 }
 
-// reply hands m to the request it answers; final replies end the request.
-func (c *Conn) reply(id uint64, m protocol.Message, final bool) {
+// reply hands a to the request it answers. An exec's first exec.started
+// leaves the request pending; anything else ends it. It never blocks: an
+// answer for no pending request (late, duplicate, or for an id never
+// used) is dropped with a log.
+func (c *Conn) reply(id uint64, a answer) {
 	c.mu.Lock()
 	r := c.pending[id]
-	if final {
+	started, isStarted := a.m.(*protocol.ExecStarted)
+	switch {
+	case r == nil:
+	case isStarted && r.exec && r.started:
+		r = nil // a second exec.started: the request keeps its slot for the result
+	case isStarted && r.exec:
+		r.started = true
+		if r.onEvent != nil {
+			c.cells[cellKey{started.Session, started.Cell}] = r.onEvent
+		}
+	default:
 		delete(c.pending, id)
 	}
 	c.mu.Unlock()
 	if r == nil {
-		c.log.Debug("reply to no pending request", "t", m.Type(), "id", id)
+		if a.m != nil {
+			c.log.Debug("reply to no pending request dropped", "t", a.m.Type(), "id", id)
+		}
 		return
 	}
-	r.ch <- m
+	select {
+	case r.ch <- a:
+	default: // cannot happen (a slot per answer), but never block the reader
+		c.log.Warn("extra reply dropped", "id", id)
+	}
+}
+
+// badMessage handles a frame from the host that did not decode. A reply
+// with a readable id fails the request it answers; a tool.call (the host's
+// id space) is answered with a tool error, so the script's call rejects;
+// anything else is logged. Reader goroutine only.
+func (c *Conn) badMessage(err error) {
+	var pe *protocol.ProtocolError
+	if !errors.As(err, &pe) || pe.ID == 0 {
+		c.log.Warn("bad frame from the host", "error", err)
+		return
+	}
+	switch {
+	case pe.Type == protocol.TypeToolCall:
+		c.log.Warn("bad tool.call from the host", "id", pe.ID, "error", err)
+		c.send(&protocol.ToolResult{ID: pe.ID, Error: &protocol.ToolError{Code: protocol.CodeInternal,
+			Message: "bridge: the parent could not decode this tool call (" + pe.Error() + "); it was not run: this is a bug in the host, report it"}})
+	case pe.Type == protocol.TypeToolCancelled: // the host's id space: cancel that call
+		c.mu.Lock()
+		tc := c.calls[pe.ID]
+		delete(c.calls, pe.ID)
+		c.mu.Unlock()
+		if tc != nil {
+			tc.cancel()
+		}
+	case pe.Type == protocol.TypePing:
+		c.send(&protocol.Pong{ID: pe.ID})
+	case protocol.SentBy(pe.Type) == protocol.FromParent:
+		c.log.Warn("bad frame from the host", "error", err)
+	default: // a reply, or a type we do not know that names one of our requests
+		c.log.Warn("bad reply from the host", "t", pe.Type, "id", pe.ID, "error", err)
+		c.reply(pe.ID, answer{err: &BadReplyError{Type: pe.Type, ID: pe.ID, Err: err}})
+	}
 }
 
 func (c *Conn) event(e Event) {
@@ -429,8 +518,13 @@ func toolError(err error, call protocol.ToolCall) *protocol.ToolError {
 }
 
 // start registers a request and sends it.
-func (c *Conn) start(m protocol.Request, slots int, onEvent func(Event)) (*request, error) {
-	r := &request{ch: make(chan protocol.Message, slots), onEvent: onEvent}
+func (c *Conn) start(m protocol.Request, onEvent func(Event)) (*request, error) {
+	_, isExec := m.(*protocol.Exec)
+	slots := 1
+	if isExec {
+		slots = 2
+	}
+	r := &request{ch: make(chan answer, slots), exec: isExec, onEvent: onEvent}
 	c.mu.Lock()
 	select {
 	case <-c.done:
@@ -460,31 +554,38 @@ func (c *Conn) start(m protocol.Request, slots int, onEvent func(Event)) (*reque
 	return r, nil
 }
 
-// await returns the next reply of r, or the connection's error, or ctx's.
-func (c *Conn) await(ctx context.Context, r *request) (protocol.Message, error) {
+// errGaveUp is await's error when its giveUp channel fired.
+var errGaveUp = errors.New("bridge: gave up waiting")
+
+// await returns the next reply of r, or the error of a reply that could
+// not be decoded, or the connection's error, or ctx's, or errGaveUp when
+// giveUp fires (a nil giveUp never does).
+func (c *Conn) await(ctx context.Context, r *request, giveUp <-chan time.Time) (protocol.Message, error) {
 	select {
-	case m := <-r.ch:
-		return m, nil
+	case a := <-r.ch:
+		return a.m, a.err
 	case <-c.done:
 		select {
-		case m := <-r.ch:
-			return m, nil
+		case a := <-r.ch:
+			return a.m, a.err
 		default:
 			return nil, c.err
 		}
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-giveUp:
+		return nil, errGaveUp
 	}
 }
 
 // call sends a request and waits for its one reply; an error reply
 // becomes a *protocol.ProtocolError.
 func (c *Conn) call(ctx context.Context, m protocol.Request) (protocol.Message, error) {
-	r, err := c.start(m, 1, nil)
+	r, err := c.start(m, nil)
 	if err != nil {
 		return nil, err
 	}
-	reply, err := c.await(ctx, r)
+	reply, err := c.await(ctx, r, nil)
 	if err != nil {
 		c.forget(m.RequestID())
 		return nil, err
@@ -524,38 +625,52 @@ func (c *Conn) CloseSession(ctx context.Context, id string) error {
 // Exec runs a cell in session and returns its first result: the final
 // one, or status yielded when the cell outlives req.Yield (then call Wait).
 // When ctx ends before a result arrives, Exec terminates the cell and
-// returns the terminated result. Errors are a *protocol.ProtocolError
-// (the host refused the request) or the connection's error.
+// returns the terminated result; if the host does not answer within
+// ConnConfig.TerminateGrace after that, Exec gives up: the connection
+// ends and Exec returns its error, a *HostDiedError wrapping a
+// *HostUnresponsiveError (which wraps ctx.Err()). Other errors are a
+// *protocol.ProtocolError (the host refused the request), a
+// *BadReplyError (its answer could not be decoded) or the connection's
+// error.
 func (c *Conn) Exec(ctx context.Context, session string, req ExecRequest) (*protocol.CellResult, error) {
 	m := &protocol.Exec{ID: c.nextID.Add(1), Session: session, Source: req.Source, Language: req.Language,
 		Filename: req.Filename, Tools: req.Tools, YieldMS: uint64(req.Yield.Milliseconds()),
 		MaxOutputTokens: req.MaxOutputTokens, Limits: req.Limits, Stream: req.Stream}
-	r, err := c.start(m, 2, req.OnEvent)
+	r, err := c.start(m, req.OnEvent)
 	if err != nil {
 		return nil, err
 	}
 	var cell string
-	stopping := false
+	var giveUp <-chan time.Time
+	var ctxErr error // ctx's error once it ended: the cell is being stopped
 	for {
-		reply, err := c.await(ctx, r)
+		reply, err := c.await(ctx, r, giveUp)
+		if err == errGaveUp {
+			c.forget(m.ID)
+			c.abandon(&HostUnresponsiveError{Request: m.Type(), Grace: c.cfg.TerminateGrace, Err: ctxErr})
+			return nil, c.err
+		}
 		if err != nil {
-			if ctx.Err() == nil {
+			if ctxErr != nil || ctx.Err() == nil {
 				c.forget(m.ID)
 				return nil, err
 			}
 			// ctx ended: stop the cell (now, or once it exists); its
-			// result answers this exec.
-			stopping = true
+			// result answers this exec, within the grace.
+			ctxErr = ctx.Err()
 			if cell != "" {
 				c.terminateAsync(session, cell)
 			}
 			ctx = context.WithoutCancel(ctx)
+			t := time.NewTimer(c.cfg.TerminateGrace)
+			defer t.Stop()
+			giveUp = t.C
 			continue
 		}
 		switch reply := reply.(type) {
 		case *protocol.ExecStarted:
 			cell = reply.Cell
-			if stopping {
+			if ctxErr != nil {
 				c.terminateAsync(session, cell)
 			}
 		case *protocol.CellResult:
@@ -571,7 +686,7 @@ func (c *Conn) Exec(ctx context.Context, session string, req ExecRequest) (*prot
 // terminateAsync asks the host to stop a cell without waiting.
 func (c *Conn) terminateAsync(session, cell string) {
 	m := &protocol.Terminate{ID: c.nextID.Add(1), Session: session, Cell: cell}
-	if _, err := c.start(m, 1, nil); err != nil {
+	if _, err := c.start(m, nil); err != nil {
 		c.log.Debug("terminate not sent", "error", err)
 		return
 	}
@@ -623,6 +738,22 @@ func (c *Conn) Close(grace time.Duration) error {
 	}
 	c.shutdown(ErrClosed)
 	return nil
+}
+
+// abandon gives up on the host: the connection ends with err (through
+// onDeath, so the Client adds how the process ended), the Client kills
+// the process, and the reader is released by closing its input. Any
+// goroutine.
+func (c *Conn) abandon(err error) {
+	c.log.Warn("giving up on the host", "error", err)
+	c.gaveUp.CompareAndSwap(nil, &err)
+	if c.cfg.onAbandon != nil {
+		c.cfg.onAbandon()
+	}
+	c.shutdown(c.died(err))
+	if rc, ok := c.r.(io.Closer); ok {
+		_ = rc.Close()
+	}
 }
 
 func expectReply[T protocol.Message](m protocol.Message) (T, error) {

@@ -56,7 +56,7 @@ func (c *Conn) readLoop() {
 			if protocol.IsFatal(err) || errors.Is(err, io.EOF) {
 				break
 			}
-			c.log.Warn("bad frame from the host", "error", err)
+			c.badMessage(err)
 			continue
 		}
 		if call, ok := m.(*protocol.ToolCallRequest); ok {
@@ -69,6 +69,16 @@ func (c *Conn) readLoop() {
 	}
 	if c.closing.Load() && !protocol.IsFatal(err) {
 		c.shutdown(ErrClosed)
+		return
+	}
+	if gave := c.gaveUp.Load(); gave != nil {
+		err = *gave // the end of the stream was the kill
+	}
+	var pe *protocol.ProtocolError
+	if errors.As(err, &pe) && pe.Fatal {
+		// Broken framing (a frame over the cap, a zero length): nothing
+		// more can be read, and the host may keep writing. Give up on it.
+		c.abandon(err)
 		return
 	}
 	c.shutdown(c.died(err))

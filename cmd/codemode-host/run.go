@@ -107,12 +107,16 @@ func runScript(ctx context.Context, stdout, stderr io.Writer, path string, o run
 		executor = &tracer{next: tools, w: stderr}
 	}
 	res, err := runAsParent(ctx, stderr, cell{source: source, origin: origin, lang: lang}, tools.defs, executor, o.timeout)
-	if errors.Is(err, bridge.ErrHostDied) {
-		fmt.Fprintf(stderr, "codemode-host: %v\n", err)
-		return exitError{1}
-	}
 	if err != nil {
-		return err
+		// The cell has no result: the host died, stopped answering, or
+		// the bridge failed. Say so, on stdout too with --json.
+		fmt.Fprintf(stderr, "codemode-host: %v\n", err)
+		if o.json {
+			if err := printJSON(stdout, hostFailure(err)); err != nil {
+				return err
+			}
+		}
+		return exitError{1}
 	}
 	if o.json {
 		err = printJSON(stdout, res)
@@ -126,6 +130,55 @@ func runScript(ctx context.Context, stdout, stderr io.Writer, path string, o run
 		return exitError{1}
 	}
 	return nil
+}
+
+// Error names of the --json output of a run that got no result from the
+// host.
+const (
+	// errNameHostDied: the host process died mid-cell (a V8 abort, a
+	// crash, a kill).
+	errNameHostDied = "HostDiedError"
+	// errNameHostUnresponsive: the cell's time was up and the host did not
+	// answer the terminate within the grace; it was killed.
+	errNameHostUnresponsive = "HostUnresponsiveError"
+	// errNameHost: the host could not be started or talked to.
+	errNameHost = "HostError"
+)
+
+// hostFailure is the result run reports when the host gave none: status
+// timed_out and HostUnresponsiveError when the time was up and the host
+// did not answer; else status failed, with HostDiedError and what killed
+// the host in words ("the host process died (exit status 2: Fatal
+// JavaScript invalid size error 134217738): the script built ..."), or
+// HostError and the bridge's error.
+func hostFailure(err error) runtime.Result {
+	var died *bridge.HostDiedError
+	var unresponsive *bridge.HostUnresponsiveError
+	switch {
+	case errors.As(err, &unresponsive):
+		status := protocol.StatusTimedOut
+		if !errors.Is(unresponsive.Err, context.DeadlineExceeded) {
+			status = protocol.StatusTerminated // interrupted
+		}
+		return runtime.Result{Status: status, Error: &protocol.ErrorInfo{Name: errNameHostUnresponsive,
+			Message: fmt.Sprintf("the script did not stop when its time was up and the host did not answer within %s after it was told to stop it, so the host was killed; nothing of the cell's output or store writes is kept", unresponsive.Grace)}}
+	case errors.As(err, &died):
+		msg := "the host process died"
+		switch {
+		case died.Exit != "" && died.Cause != "":
+			msg += fmt.Sprintf(" (%s: %s)", died.Exit, died.Cause)
+		case died.Exit != "":
+			msg += fmt.Sprintf(" (%s)", died.Exit)
+		case died.Cause != "":
+			msg += fmt.Sprintf(" (%s)", died.Cause)
+		}
+		if died.Explanation != "" {
+			msg += ": " + died.Explanation
+		}
+		return runtime.Result{Status: protocol.StatusFailed, Error: &protocol.ErrorInfo{Name: errNameHostDied,
+			Message: msg + "; nothing of the cell's output or store writes is kept"}}
+	}
+	return runtime.Result{Status: protocol.StatusFailed, Error: &protocol.ErrorInfo{Name: errNameHost, Message: err.Error()}}
 }
 
 // jsonResult is the --json output.

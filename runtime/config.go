@@ -106,12 +106,16 @@ type Limits struct {
 	// MaxConcurrentToolCalls caps the calls in flight at once; more wait
 	// in order for a free slot. Default 1024.
 	MaxConcurrentToolCalls int
-	// MaxOutputTokens truncates the cell's output in the middle when it is
-	// longer (a token is about 4 bytes), saying how much was cut.
-	// Default 10000; negative means no limit.
+	// MaxOutputTokens is the output budget of the Result (a token is
+	// about 4 bytes; each item costs ItemOverhead bytes more, and the
+	// error's name, message and stack count too): longer output keeps its
+	// beginning and its end, and a note where the middle was cut says how
+	// much went (Result.Truncated). Default 10000; negative means no token
+	// limit (MaxOutputBytes still applies).
 	MaxOutputTokens int
-	// MaxOutputBytes caps the text and image data a cell may emit; the
-	// rest is dropped and the result says how much. Default 1 MiB.
+	// MaxOutputBytes bounds the Result's output as MaxOutputTokens does,
+	// in bytes, whatever the token limit, and so the memory a cell's
+	// output holds. Default 1 MiB.
 	MaxOutputBytes int
 	// MaxSourceBytes refuses larger sources. Default 1 MiB.
 	MaxSourceBytes int
@@ -137,6 +141,11 @@ const (
 	DefaultMaxConcurrentToolCalls = 1024
 	DefaultMaxOutputTokens        = 10000
 )
+
+// budget is the output Budget of a cell with limits l (defaults filled).
+func (l Limits) budget() Budget {
+	return TokenBudget(l.MaxOutputTokens, l.MaxOutputBytes)
+}
 
 func (l Limits) withDefaults() Limits {
 	if l.WallTime <= 0 {
@@ -265,9 +274,16 @@ type Result struct {
 	CellID string
 	// Status is completed, failed, terminated, timed_out or out_of_memory.
 	Status protocol.Status
-	// Items is the output in the order the script made it; a non-undefined
-	// return value is last.
+	// Items is the output in the order the script made it, within
+	// Limits.MaxOutputTokens and MaxOutputBytes; a non-undefined return
+	// value is last (when the budget cut the output, the end of it is kept).
 	Items []protocol.Item
+	// Truncated is true when the budget cut Items or Error (a text item
+	// stands where Items were cut; the error's strings say where).
+	Truncated bool
+	// Returned is the script's return value in full, when it completed
+	// with one that is not undefined (Items ends with it, or its end).
+	Returned *protocol.Item
 	// Error says why the cell did not complete; nil when it did.
 	Error *protocol.ErrorInfo
 	// Stats measure the cell.

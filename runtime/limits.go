@@ -18,6 +18,7 @@ func (r *cellRun) checkHeap() {
 	used := st.UsedHeapSize + st.ExternalMemory
 	if used > r.heapPeak {
 		r.heapPeak = used
+		r.c.noteHeap(used)
 	}
 	limit := uint64(r.c.req.Limits.HeapMB) << 20
 	switch {
@@ -37,7 +38,9 @@ func (r *cellRun) checkHeap() {
 // checked.
 const watchInterval = 10 * time.Millisecond
 
-// watch checks a running cell every watchInterval: it stops the cell as
+// watch checks a running cell every watchInterval: it repeats a stop's
+// termination (Cell.reassertStop), records the CPU time its thread used so
+// far (Cell.Stats), stops the cell as
 // timed_out when its thread has used limit of CPU time, and asks the heap
 // guard to measure memory at V8's next interrupt check (a script that
 // allocates in a tight loop never returns to the event loop). It returns
@@ -56,11 +59,15 @@ func (r *cellRun) watch(limit time.Duration) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
+				c.reassertStop()
 				guard.Check()
 				if !cpuOK {
 					continue
 				}
 				now, ok := threadCPUOf(tid)
+				if ok {
+					c.cpuNanos.Store(int64(now - start))
+				}
 				if ok && now-start > limit {
 					c.halt(protocol.StatusTimedOut, &protocol.ErrorInfo{Name: "TimeoutError",
 						Message: fmt.Sprintf("the script used more than its CPU-time limit of %s and was stopped", limit)})

@@ -332,10 +332,19 @@ func (panicCaller) CallTool(context.Context, protocol.ToolCall) (json.RawMessage
 	panic("boom")
 }
 
-func TestOutputCap(t *testing.T) {
+func TestOutputCapKeepsTheBeginningAndTheEnd(t *testing.T) {
 	rt := newRuntime(t)
-	res := run(t, rt, "for (let i = 0; i < 100; i++) text('x'.repeat(100));", Limits{MaxOutputBytes: 1000})
+	res := run(t, rt, "for (let i = 0; i < 100; i++) text(i + ':' + 'x'.repeat(100)); return 'end'", Limits{MaxOutputBytes: 2000})
 	require.Equal(t, protocol.StatusCompleted, res.Status)
-	require.Len(t, res.Items, 11)
-	assert.Contains(t, res.Items[10].Text, "90 more items (9000 bytes) were dropped")
+	assert.True(t, res.Truncated)
+	assert.True(t, strings.HasPrefix(res.Items[0].Text, "0:"), res.Items[0].Text)
+	assert.Equal(t, "end", res.Items[len(res.Items)-1].Text)
+	assert.True(t, strings.HasPrefix(res.Items[len(res.Items)-2].Text, "99:"))
+	var notes int
+	for _, it := range res.Items {
+		if strings.Contains(it.Text, "tokens truncated") {
+			notes++
+		}
+	}
+	assert.Equal(t, 1, notes)
 }

@@ -14,19 +14,19 @@ import (
 func textItem(s string) protocol.Item { return protocol.Item{Type: "text", Text: s} }
 
 func TestTruncateItemsKeepsBothEnds(t *testing.T) {
-	items := []protocol.Item{textItem(strings.Repeat("a", 40)), textItem(strings.Repeat("b", 100)), textItem(strings.Repeat("c", 40))}
-	out, cut := TruncateItems(items, 10) // 40 bytes: 20 from the start, 20 from the end
+	items := []protocol.Item{textItem(strings.Repeat("a", 400)), textItem(strings.Repeat("b", 1000)), textItem(strings.Repeat("c", 400))}
+	out, cut := TruncateItems(items, 200) // 800 bytes: 256 for the note, 272 for each end
 	assert.True(t, cut)
 	require.Len(t, out, 3)
-	assert.Equal(t, strings.Repeat("a", 20), out[0].Text)
-	assert.Contains(t, out[1].Text, "…35 tokens truncated…")
-	assert.Contains(t, out[1].Text, "about 45 tokens; the limit is 10")
-	assert.Equal(t, strings.Repeat("c", 20), out[2].Text)
+	assert.Equal(t, strings.Repeat("a", 272-ItemOverhead-len("text")), out[0].Text)
+	assert.Contains(t, out[1].Text, "tokens truncated…")
+	assert.Contains(t, out[1].Text, "the limit is 200")
+	assert.Equal(t, strings.Repeat("c", 272-ItemOverhead-len("text")), out[2].Text)
 }
 
 func TestTruncateItemsUnderBudgetOrUnlimited(t *testing.T) {
 	items := []protocol.Item{textItem("short"), {Type: "image", ImageURL: "data:image/png;base64," + strings.Repeat("A", 1000)}}
-	out, cut := TruncateItems(items, 5)
+	out, cut := TruncateItems(items, 300)
 	assert.Equal(t, items, out)
 	assert.False(t, cut)
 	big := []protocol.Item{textItem(strings.Repeat("x", 1000))}
@@ -36,13 +36,13 @@ func TestTruncateItemsUnderBudgetOrUnlimited(t *testing.T) {
 }
 
 func TestTruncateItemsNeverSplitsRunes(t *testing.T) {
-	s := strings.Repeat("é€😀", 50)
-	out, _ := TruncateItems([]protocol.Item{textItem(s)}, 7)
+	s := strings.Repeat("é€😀", 200)
+	out, _ := TruncateItems([]protocol.Item{textItem(s)}, 140)
 	require.Len(t, out, 3)
 	for _, it := range out {
 		assert.True(t, utf8.ValidString(it.Text), "%q", it.Text)
 	}
-	assert.LessOrEqual(t, len(out[0].Text)+len(out[2].Text), 28)
+	assert.LessOrEqual(t, len(out[0].Text)+len(out[2].Text), 560-noteReserve)
 }
 
 func TestCellOutputBudget(t *testing.T) {

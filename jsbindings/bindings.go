@@ -15,6 +15,8 @@ import (
 
 	v8 "rogchap.com/v8go"
 
+	"github.com/codemode-host/codemode-host/internal/v8shim"
+	"github.com/codemode-host/codemode-host/internal/wellformed"
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
@@ -49,6 +51,54 @@ type Host interface {
 	// Search ranks the cell's tools for query and returns the indexes of
 	// the best limit, as a JSON array.
 	Search(query string, limit int) string
+	// Store records the script's write of key (its JSON text value) at
+	// once, so it is kept whatever ends the cell; an error (a
+	// *NamedError for a RangeError) is thrown in the script and the write
+	// does not happen.
+	Store(key, value string) error
+	// ScriptLimits are the bounds the script's helpers apply before data
+	// crosses into Go. Install reads them once.
+	ScriptLimits() ScriptLimits
+	// Stopped reports whether the cell was stopped (a limit, terminate,
+	// exit). V8 swallows a termination that arrives while it formats an
+	// Error's stack (a name getter that loops, say); the prelude asks
+	// after such a read so it does not run the script's code on.
+	Stopped() bool
+}
+
+// ScriptLimits bound what the script's helpers hand to Go, in the JS,
+// before it crosses: no string larger than these leaves V8.
+type ScriptLimits struct {
+	// OutputBytes is the cell's output limit: longer text (text(),
+	// console.*, the return value) is cut in the middle with a note where
+	// the cut is, and a larger image data URL is a RangeError.
+	OutputBytes int `json:"outputBytes"`
+	// StoreBytes is the session's store limit: a key and JSON value longer
+	// than it together are a RangeError before they cross. Host.Store
+	// counts the store as a whole.
+	StoreBytes int `json:"storeBytes"`
+}
+
+// Bounds the helpers apply whatever the cell's limits.
+const (
+	// NotifyTextBytes is the longest notify() text: a longer one is cut in
+	// the middle with a note where the cut is.
+	NotifyTextBytes = 4 << 10
+	// ErrorTextBytes is the longest name, message and stack of a thrown
+	// value that Describe and FirstUnhandled report; longer ones are cut in
+	// the middle with a note.
+	ErrorTextBytes = 16 << 10
+	// MaxSearchQuery is the longest searchTools query, in UTF-16 code
+	// units; a longer one is a RangeError.
+	MaxSearchQuery = 1000
+)
+
+// scriptLimits is what install receives in the JS.
+type scriptLimits struct {
+	ScriptLimits
+	NotifyBytes      int `json:"notifyBytes"`
+	ErrorBytes       int `json:"errorBytes"`
+	SearchQueryChars int `json:"searchQueryChars"`
 }
 
 // Globals holds the per-isolate templates. Create one per isolate with New
@@ -83,6 +133,15 @@ func New(iso *v8.Isolate) (*Globals, error) {
 		"__cm_notify":    g.notify,
 		"__cm_yield":     g.yield,
 		"__cm_search":    g.search,
+		"__cm_store":     g.store,
+		"__cm_stopped": func([]*v8.Value) (*v8.Value, error) {
+			return v8.NewValue(iso, g.host.Stopped())
+		},
+		// Called by the prelude while a context is current: the hook the
+		// shim calls on rejections moves out of the script's reach.
+		"__cm_adopt_reject": func([]*v8.Value) (*v8.Value, error) {
+			return v8.NewValue(iso, v8shim.AdoptRejectHook(iso))
+		},
 	}
 	for name, fn := range fns {
 		if err := g.tmpl.Set(name, v8.NewFunctionTemplate(iso, g.guard(name, fn))); err != nil {
@@ -126,8 +185,9 @@ func (g *Globals) Prepare() (*Context, error) {
 	return &Context{Context: ctx, internals: internals, globals: g}, nil
 }
 
-// Install makes c the context whose callbacks go to host, binds tools and
-// seeds load() with store. Call it once per prepared context. Loop only.
+// Install makes c the context whose callbacks go to host, binds tools,
+// seeds load() with store and gives the helpers host.ScriptLimits(). Call
+// it once per prepared context. Loop only.
 func (c *Context) Install(host Host, tools []ToolEntry, store map[string]json.RawMessage) error {
 	table, err := json.Marshal(tools)
 	if err != nil {
@@ -151,9 +211,19 @@ func (c *Context) Install(host Host, tools []ToolEntry, store map[string]json.Ra
 		return fmt.Errorf("jsbindings: parse store: %w", err)
 	}
 	defer sv.Release()
+	lj, err := json.Marshal(scriptLimits{ScriptLimits: host.ScriptLimits(),
+		NotifyBytes: NotifyTextBytes, ErrorBytes: ErrorTextBytes, SearchQueryChars: MaxSearchQuery})
+	if err != nil {
+		return fmt.Errorf("jsbindings: encode limits: %w", err)
+	}
+	lv, err := v8.JSONParse(c.Context, string(lj))
+	if err != nil {
+		return fmt.Errorf("jsbindings: parse limits: %w", err)
+	}
+	defer lv.Release()
 	c.globals.host = host
 	c.globals.current = c
-	if _, err := c.internals.MethodCall("install", tv, sv); err != nil {
+	if _, err := c.internals.MethodCall("install", tv, sv, lv); err != nil {
 		return fmt.Errorf("jsbindings: install tools: %w", err)
 	}
 	return nil
@@ -181,24 +251,8 @@ func (c *Context) FirstUnhandled() (protocol.ErrorInfo, bool, error) {
 	return c.errorInfo("firstUnhandled")
 }
 
-// StoreWrites returns the values the cell stored, by key, as JSON text.
-func (c *Context) StoreWrites() (map[string]json.RawMessage, error) {
-	s, ok, err := c.callString("storeWrites")
-	if err != nil || !ok {
-		return nil, err
-	}
-	var raw map[string]string
-	if err := json.Unmarshal([]byte(s), &raw); err != nil {
-		return nil, fmt.Errorf("jsbindings: storeWrites returned bad JSON: %w", err)
-	}
-	out := make(map[string]json.RawMessage, len(raw))
-	for k, v := range raw {
-		out[k] = json.RawMessage(v)
-	}
-	return out, nil
-}
-
-// Result formats the script's return value: ok is false for undefined.
+// Result formats the script's return value, cut to the output limit: ok is
+// false for undefined.
 func (c *Context) Result(v *v8.Value) (text string, ok bool, err error) {
 	return c.callString("result", v)
 }
@@ -214,7 +268,14 @@ func (c *Context) callString(method string, args ...v8.Valuer) (string, bool, er
 	if s.IsUndefined() {
 		return "", false, nil
 	}
-	return s.String(), true, nil
+	return goString(s), true, nil
+}
+
+// goString is the one place a string leaves V8 for Go: V8's encoding of a
+// lone surrogate (and any other invalid UTF-8) becomes U+FFFD, so no
+// frame can carry text its peer's decoder refuses.
+func goString(v *v8.Value) string {
+	return wellformed.String(v.String())
 }
 
 // errorInfo calls an internal method that describes an error as JSON.
@@ -283,21 +344,21 @@ func (g *Globals) call(args []*v8.Value) (*v8.Value, error) {
 	if len(args) != 2 {
 		return nil, fmt.Errorf("__cm_call expects 2 arguments")
 	}
-	return g.host.CallTool(int(args[0].Int32()), args[1].String())
+	return g.host.CallTool(int(args[0].Int32()), goString(args[1]))
 }
 
 func (g *Globals) out(args []*v8.Value) (*v8.Value, error) {
 	if len(args) < 3 {
 		return nil, fmt.Errorf("__cm_out expects 3 or 4 arguments")
 	}
-	item := protocol.Item{Type: args[0].String(), Level: args[1].String()}
+	item := protocol.Item{Type: goString(args[0]), Level: goString(args[1])}
 	if item.Type == protocol.ItemImage {
-		item.ImageURL = args[2].String()
+		item.ImageURL = goString(args[2])
 		if len(args) > 3 {
-			item.Detail = args[3].String()
+			item.Detail = goString(args[3])
 		}
 	} else {
-		item.Text = args[2].String()
+		item.Text = goString(args[2])
 	}
 	g.host.Output(item)
 	return nil, nil
@@ -328,7 +389,7 @@ func (g *Globals) notify(args []*v8.Value) (*v8.Value, error) {
 	if len(args) != 1 {
 		return nil, fmt.Errorf("__cm_notify expects 1 argument")
 	}
-	return nil, g.host.Notify(args[0].String())
+	return nil, g.host.Notify(goString(args[0]))
 }
 
 func (g *Globals) yield(args []*v8.Value) (*v8.Value, error) {
@@ -343,5 +404,12 @@ func (g *Globals) search(args []*v8.Value) (*v8.Value, error) {
 	if g.current == nil {
 		return nil, fmt.Errorf("searchTools: no context")
 	}
-	return v8.JSONParse(g.current.Context, g.host.Search(args[0].String(), int(args[1].Int32())))
+	return v8.JSONParse(g.current.Context, g.host.Search(goString(args[0]), int(args[1].Int32())))
+}
+
+func (g *Globals) store(args []*v8.Value) (*v8.Value, error) {
+	if len(args) != 2 {
+		return nil, fmt.Errorf("__cm_store expects 2 arguments")
+	}
+	return nil, g.host.Store(goString(args[0]), goString(args[1]))
 }

@@ -2,8 +2,11 @@
 // user's source runs. It captures the raw host functions (__cm_*) and the
 // built-ins it relies on, deletes what scripts must not see, and returns the
 // internal object the Go side drives (install, fireTimer, describe, ...).
+// Everything here is strict code: V8 hides strict frames' functions and
+// receivers from a script's Error.prepareStackTrace and from .caller.
 //
-// Host functions (Go, loop goroutine):
+// Host functions (Go, loop goroutine); every string they take is made
+// well-formed UTF-8 where it crosses:
 //   __cm_call(toolIndex, inputJSON) -> Promise (resolves with the parsed
 //       result; rejects with {code, message})
 //   __cm_out(type, level, text, detail)
@@ -12,7 +15,18 @@
 //   __cm_unhandled(count)
 //   __cm_notify(text)
 //   __cm_yield()
-//   __cm_search(query, limit) -> JSON array of tool indexes, best first
+//   __cm_search(query, limit) -> array of tool indexes, best first
+//   __cm_store(key, jsonText)   records a write; throws when refused
+//   __cm_stopped() -> bool   whether the cell was stopped
+//   __cm_adopt_reject() -> bool   moves the __codemode_reject__ global out
+//       of the script's reach (see internal/v8shim)
+//
+// Text is bounded before it crosses (limits arrive with install; see
+// ScriptLimits in bindings.go): output and the return value at the cell's
+// output limit, a notification at NotifyTextBytes and an error's name,
+// message and stack at ErrorTextBytes, each cut in the middle with a note
+// where the cut is; a larger image or store write, or a longer search
+// query, is a RangeError.
 (function () {
   'use strict';
   const g = globalThis;
@@ -24,8 +38,12 @@
   const hostNotify = g.__cm_notify;
   const hostYield = g.__cm_yield;
   const hostSearch = g.__cm_search;
+  const hostStore = g.__cm_store;
+  const hostStopped = g.__cm_stopped;
+  const hostAdoptReject = g.__cm_adopt_reject;
   for (const k of ['__cm_call', '__cm_out', '__cm_timer', '__cm_exit', '__cm_unhandled',
-    '__cm_notify', '__cm_yield', '__cm_search', 'Atomics', 'SharedArrayBuffer', 'WebAssembly']) {
+    '__cm_notify', '__cm_yield', '__cm_search', '__cm_store', '__cm_stopped', '__cm_adopt_reject',
+    'Atomics', 'SharedArrayBuffer', 'WebAssembly']) {
     delete g[k];
   }
 
@@ -34,6 +52,11 @@
   const regexpTest = RegExp.prototype.test;
   const stringTrim = String.prototype.trim;
   const stringToLower = String.prototype.toLowerCase;
+  const stringSlice = String.prototype.slice;
+  const charCodeAt = String.prototype.charCodeAt;
+  const objectCreate = Object.create;
+  const objectToString = Object.prototype.toString;
+  const RangeErrorCtor = RangeError;
   const objectKeys = Object.keys;
   const hasOwn = Object.prototype.hasOwnProperty;
   const ReflectApply = Reflect.apply;
@@ -52,6 +75,7 @@
   const mapHas = Map.prototype.has;
   const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
   const mapEntries = Map.prototype.entries;
+  const mapForEach = Map.prototype.forEach;
   const arrayIncludes = Array.prototype.includes;
   const arrayPush = Array.prototype.push;
   const arrayPop = Array.prototype.pop;
@@ -65,6 +89,118 @@
   const MapProto = Map.prototype;
   const SetProto = Set.prototype;
   const getPrototypeOf = Object.getPrototypeOf;
+
+  // Limits from install (Go's ScriptLimits); until then nothing is cut.
+  let limits = { __proto__: null, outputBytes: Infinity, storeBytes: Infinity, notifyBytes: Infinity,
+    errorBytes: Infinity, searchQueryChars: Infinity };
+
+  function codeAt(s, i) {
+    return ReflectApply(charCodeAt, s, [i]);
+  }
+
+  // headUnits is how many code units from the start of s fit in max bytes
+  // of UTF-8, never ending inside a surrogate pair (a lone surrogate counts
+  // 3, the U+FFFD it becomes).
+  function headUnits(s, max) {
+    const n = s.length;
+    let bytes = 0;
+    let i = 0;
+    while (i < n) {
+      const c = codeAt(s, i);
+      let b = 1;
+      let w = 1;
+      if (c >= 0x80) {
+        b = c < 0x800 ? 2 : 3;
+        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n) {
+          const d = codeAt(s, i + 1);
+          if (d >= 0xDC00 && d <= 0xDFFF) { b = 4; w = 2; }
+        }
+      }
+      if (bytes + b > max) break;
+      bytes += b;
+      i += w;
+    }
+    return i;
+  }
+
+  // tailUnits is how many code units from the end of s fit in max bytes.
+  function tailUnits(s, max) {
+    let bytes = 0;
+    let i = s.length;
+    while (i > 0) {
+      const c = codeAt(s, i - 1);
+      let b = 1;
+      let w = 1;
+      if (c >= 0x80) {
+        b = c < 0x800 ? 2 : 3;
+        if (c >= 0xDC00 && c <= 0xDFFF && i >= 2) {
+          const h = codeAt(s, i - 2);
+          if (h >= 0xD800 && h <= 0xDBFF) { b = 4; w = 2; }
+        }
+      }
+      if (bytes + b > max) break;
+      bytes += b;
+      i -= w;
+    }
+    return s.length - i;
+  }
+
+  // utf8Bytes is the length of s in UTF-8 once made well-formed.
+  function utf8Bytes(s) {
+    let bytes = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = codeAt(s, i);
+      if (c < 0x80) bytes += 1;
+      else if (c < 0x800) bytes += 2;
+      else if (c >= 0xD800 && c <= 0xDBFF && i + 1 < s.length && codeAt(s, i + 1) >= 0xDC00 && codeAt(s, i + 1) <= 0xDFFF) { bytes += 4; i++; }
+      else bytes += 3;
+    }
+    return bytes;
+  }
+
+  // fitsBytes reports whether s is at most max bytes of UTF-8; it reads at
+  // most max code units.
+  function fitsBytes(s, max) {
+    if (s.length * 3 <= max) return true;
+    if (s.length > max) return false;
+    return headUnits(s, max) === s.length;
+  }
+
+  // cutMiddle returns s, or when its UTF-8 is longer than max bytes its
+  // beginning and end with a note where the middle was: at most max bytes.
+  // why ends the note ("... characters cut: <why> ...").
+  function cutMiddle(s, max, why) {
+    if (fitsBytes(s, max)) return s;
+    const noteFor = (n) => '\n[... ' + n + ' characters cut: ' + why + ' ...]\n';
+    const room = max - noteFor(s.length).length;
+    if (room <= 0) return ReflectApply(stringSlice, s, [0, headUnits(s, max)]);
+    const head = headUnits(s, room - (room >> 1));
+    const tail = tailUnits(s, room >> 1);
+    return ReflectApply(stringSlice, s, [0, head]) + noteFor(s.length - head - tail) +
+      ReflectApply(stringSlice, s, [s.length - tail]);
+  }
+
+  function outputText(s) {
+    return cutMiddle(s, limits.outputBytes, "this text was longer than the cell's output limit of " + limits.outputBytes + ' bytes');
+  }
+
+  function errorText(s) {
+    return cutMiddle(s, limits.errorBytes, 'an error text may be at most ' + limits.errorBytes + ' bytes');
+  }
+
+  // serialising counts the JSON.stringify calls of ours in progress: a tool
+  // named toJSON is then JSON.stringify asking the tools object for its
+  // JSON, not the script calling the tool.
+  let serialising = 0;
+  let toolsObject = null;
+  function jsonOf(value, replacer) {
+    serialising++;
+    try {
+      return stringify(value, replacer);
+    } finally {
+      serialising--;
+    }
+  }
 
   // kindOf names a value's type for error messages.
   function kindOf(v) {
@@ -106,7 +242,7 @@
       if (proto === SetProto) return arrayFrom(v);
       return v;
     }
-    return stringify(value, replacer);
+    return jsonOf(value, replacer);
   }
 
   // format turns any value into the text a person expects to read.
@@ -127,6 +263,8 @@
         default: return StringCtor(v);
       }
     } catch (e) {
+      // Never the tools object's toString or valueOf: they may be tools.
+      if (v === toolsObject) return ReflectApply(objectToString, v, []);
       try { return StringCtor(v); } catch (e2) { return '[unprintable ' + typeof v + ']'; }
     }
   }
@@ -138,18 +276,36 @@
     return ReflectApply(arrayJoin, parts, [' ']);
   }
 
-  // describe reports a thrown value to Go as JSON text.
+  // describe reports a thrown value to Go as JSON text: an object with no
+  // prototype (no toJSON a script set on Object.prototype applies), whose
+  // texts are cut to limits.errorBytes. It reads each property of the value
+  // once; a getter that loops is stopped by the cell's limits, which no
+  // catch here can catch. V8 swallows a stop that lands while it formats
+  // an Error's stack (it calls the name and message getters): after that
+  // read it asks Go, and gives up when the cell was stopped.
+  const STOPPED = '{"name":"Error","message":"the cell was stopped while its error was described","stack":""}';
   function describe(e) {
     try {
-      if (isErrorLike(e)) {
-        const d = { name: StringCtor(e.name || 'Error'), message: StringCtor(e.message), stack: typeof e.stack === 'string' ? e.stack : '' };
-        if (typeof e.code === 'string') d.code = e.code;
-        if (typeof e.tool === 'string') d.tool = e.tool;
-        return stringify(d);
+      if (e !== null && typeof e === 'object') {
+        const message = e.message;
+        if (typeof message === 'string') {
+          const stack = e.stack;
+          if (hostStopped()) return STOPPED;
+          if (typeof stack === 'string' || e instanceof ErrorCtor) {
+            const name = e.name;
+            const d = { __proto__: null, name: errorText(StringCtor(name || 'Error')), message: errorText(message),
+              stack: typeof stack === 'string' ? errorText(stack) : '' };
+            const code = e.code;
+            if (typeof code === 'string') d.code = errorText(code);
+            const tool = e.tool;
+            if (typeof tool === 'string') d.tool = errorText(tool);
+            return stringify(d);
+          }
+        }
       }
-      return stringify({ name: 'Error', message: 'Uncaught ' + format(e), stack: '' });
+      return stringify({ __proto__: null, name: 'Error', message: errorText('Uncaught ' + format(e)), stack: '' });
     } catch (err) {
-      return stringify({ name: 'Error', message: 'Uncaught exception that could not be described', stack: '' });
+      return stringify({ __proto__: null, name: 'Error', message: 'Uncaught exception that could not be described', stack: '' });
     }
   }
 
@@ -171,7 +327,7 @@
 
   // Output helpers.
   function out(type, level, text, detail) {
-    ReflectApply(hostOut, undefined, [type, level, text, detail || '']);
+    ReflectApply(hostOut, undefined, [type, level, type === 'text' ? outputText(text) : text, detail || '']);
   }
   const console = {};
   for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
@@ -219,7 +375,7 @@
     if (ReflectApply(stringTrim, s, []) === '') {
       throw new TypeErrorCtor('notify expects non-empty text');
     }
-    hostNotify(s);
+    hostNotify(cutMiddle(s, limits.notifyBytes, 'a notification may be at most ' + limits.notifyBytes + ' bytes'));
   }
 
   function yield_control() {
@@ -251,6 +407,12 @@
     if (!ReflectApply(regexpTest, dataURL, [url])) {
       throw new TypeErrorCtor('image expects a data: URL (data:<mime>;base64,<data>); got a string starting ' + stringify(url.slice(0, 24)));
     }
+    if (!fitsBytes(url, limits.outputBytes)) {
+      // Past the limit in code units it is past it in bytes: count no more.
+      const size = url.length > limits.outputBytes ? 'at least ' + url.length : '' + utf8Bytes(url);
+      throw new RangeErrorCtor('image: the data URL is ' + size +
+        " bytes, more than the cell's output limit of " + limits.outputBytes + ' bytes; send a smaller image (scale it down or compress it)');
+    }
     if (detail !== undefined && detail !== null) d = detail;
     if (d === undefined || d === null) {
       d = 'high';
@@ -264,10 +426,10 @@
   }
 
   // store/load: session-scoped JSON values. The cell sees a snapshot taken
-  // when it started; its writes are visible to load at once and committed
-  // by the session when the cell ends.
+  // when it started; each write goes to Go at once (which checks it against
+  // the session's store limit and keeps it, whatever ends the cell) and is
+  // visible to load here.
   const stored = new MapCtor(); // key -> JSON text
-  const written = new MapCtor(); // keys this cell wrote -> JSON text
   function storeReplacer(key, v) {
     const t = typeof v;
     if (t === 'function' || t === 'symbol' || t === 'bigint') {
@@ -275,19 +437,27 @@
     }
     return v;
   }
+  function keyLabel(k) {
+    return stringify(k.length > 64 ? ReflectApply(stringSlice, k, [0, 64]) + '...' : k);
+  }
   function store(key, value) {
     const k = StringCtor(key);
     let json;
     try {
-      json = stringify(value, storeReplacer);
+      json = jsonOf(value, storeReplacer);
     } catch (e) {
-      throw new TypeErrorCtor('Unable to store ' + stringify(k) + ': only JSON-serialisable values can be stored (' + (e && e.message) + ')');
+      throw new TypeErrorCtor('Unable to store ' + keyLabel(k) + ': only JSON-serialisable values can be stored (' + (e && e.message) + ')');
     }
     if (json === undefined) {
-      throw new TypeErrorCtor('Unable to store ' + stringify(k) + ': only JSON-serialisable values can be stored (got ' + kindOf(value) + ')');
+      throw new TypeErrorCtor('Unable to store ' + keyLabel(k) + ': only JSON-serialisable values can be stored (got ' + kindOf(value) + ')');
     }
+    if (k.length + json.length > limits.storeBytes) {
+      // Refused before it crosses; Go counts the store as a whole.
+      throw new RangeErrorCtor('store: the key and JSON value of ' + keyLabel(k) + ' are ' + (k.length + json.length) +
+        " characters, more than the session's whole store may hold (" + limits.storeBytes + ' bytes, store_bytes); store less');
+    }
+    hostStore(k, json);
     ReflectApply(mapSet, stored, [k, json]);
-    ReflectApply(mapSet, written, [k, json]);
   }
   function load(key) {
     const json = ReflectApply(mapGet, stored, [StringCtor(key)]);
@@ -303,13 +473,19 @@
     if (!isFiniteNumber(n) || n < 1) {
       throw new TypeErrorCtor('searchTools limit must be a positive number; got ' + StringCtor(limit));
     }
-    const ids = hostSearch(query, n | 0);
+    if (query.length > limits.searchQueryChars) {
+      throw new RangeErrorCtor('searchTools: the query is ' + query.length + ' characters; the limit is ' +
+        limits.searchQueryChars + '. Search with a few keywords');
+    }
+    const ids = hostSearch(query, n > allTools.length ? allTools.length : n | 0);
     const hits = [];
     for (let i = 0; i < ids.length; i++) ReflectApply(arrayPush, hits, [allTools[ids[i]]]);
     return hits;
   }
 
-  // Rejections nobody handles fail the cell (the shim calls the hook).
+  // Rejections nobody handles fail the cell. The shim calls the hook; it is
+  // a global only until __cm_adopt_reject moves it out of the script's
+  // reach, so a script can neither fake nor clear a rejection.
   const unhandled = new MapCtor();
   defineProperty(g, '__codemode_reject__', {
     value: function (promise, reason) {
@@ -317,8 +493,11 @@
       else ReflectApply(mapDelete, unhandled, [promise]);
       hostUnhandled(ReflectApply(mapSize, unhandled, []));
     },
-    writable: false, enumerable: false, configurable: false,
+    writable: false, enumerable: false, configurable: true,
   });
+  if (!hostAdoptReject() || ReflectApply(hasOwn, g, ['__codemode_reject__'])) {
+    throw new ErrorCtor('prelude: the rejection hook could not be hidden');
+  }
 
   const globals = {
     console, text, image, notify, yield_control, store, load, searchTools,
@@ -335,6 +514,9 @@
     }
     return r;
   }
+
+  const THENABLE = 'the tools object cannot be awaited or returned as a value: it has a tool named then, ' +
+    'which promises take for its then method; call tools.then({...}) to use the tool, and return or await something else';
 
   function makeTool(index, def) {
     const ident = def.ident;
@@ -360,9 +542,12 @@
         }
         let input;
         try {
-          input = stringify(args);
+          input = jsonOf(args);
         } catch (e) {
           throw new TypeErrorCtor(label + ': the argument cannot be sent as JSON (' + e.message + ')');
+        }
+        if (input === undefined) {
+          throw new TypeErrorCtor(label + ': the argument cannot be sent as JSON (its toJSON returned no JSON value)');
         }
         try {
           return stripMeta(await hostCall(index, input));
@@ -371,19 +556,43 @@
         }
       } }[ident];
     }
+    const call = fn;
+    if (ident === 'toJSON') {
+      // JSON.stringify of ours asks the tools object for its JSON: the
+      // object itself, so formatting shows the tools and calls none.
+      fn = { toJSON(input) {
+        if (serialising > 0 && this === toolsObject && typeof input === 'string') return this;
+        return call(input);
+      } }.toJSON;
+    } else if (ident === 'then') {
+      // await tools / return tools: the promise machinery calls then with
+      // its two resolving functions; refuse clearly instead of calling the
+      // tool with them (which would leave the await pending forever).
+      fn = { then(input, onRejected) {
+        if (this === toolsObject && typeof input === 'function' && typeof onRejected === 'function') {
+          onRejected(new TypeErrorCtor(THENABLE));
+          return undefined;
+        }
+        return call(input);
+      } }.then;
+    }
     return fn;
   }
 
   return {
     // install binds the cell's tools: [{ident, qualified, kind, description, declaration}].
-    install(table, snapshot) {
+    install(table, snapshot, lim) {
+      limits = lim;
       const keys = objectKeys(snapshot);
       for (let i = 0; i < keys.length; i++) ReflectApply(mapSet, stored, [keys[i], snapshot[keys[i]]]);
-      const tools = {};
+      // No prototype, and every tool an own data property: a tool named
+      // __proto__, constructor or hasOwnProperty is just a tool.
+      const tools = objectCreate(null);
+      toolsObject = tools;
       const all = [];
       for (let i = 0; i < table.length; i++) {
         const def = table[i];
-        tools[def.ident] = makeTool(i, def);
+        defineProperty(tools, def.ident, { value: makeTool(i, def), writable: false, enumerable: true, configurable: false });
         ReflectApply(arrayPush, all, [freeze({ name: def.ident, description: def.description, declaration: def.declaration })]);
       }
       allTools = all;
@@ -404,20 +613,21 @@
       defineProperty(e, 'name', { value: name, writable: true, configurable: true, enumerable: false });
       return e;
     },
-    // result formats the top-level return value, or returns undefined.
+    // result formats the top-level return value, cut to the output limit,
+    // or returns undefined.
     result(v) {
       if (v === undefined) return undefined;
-      if (typeof v === 'string') return v;
-      return format(v);
+      return outputText(typeof v === 'string' ? v : format(v));
     },
-    // storeWrites returns the keys this cell stored, as {key: JSON text}.
-    storeWrites() {
-      if (ReflectApply(mapSize, written, []) === 0) return undefined;
-      return stringify(fromEntries(ReflectApply(mapEntries, written, [])));
-    },
+    // firstUnhandled describes the first rejection nobody handled (no Map
+    // iterator: a script may have replaced %MapIteratorPrototype%.next).
     firstUnhandled() {
-      for (const entry of ReflectApply(mapEntries, unhandled, [])) return describe(entry[1]);
-      return undefined;
+      let found = false;
+      let reason;
+      ReflectApply(mapForEach, unhandled, [(r) => {
+        if (!found) { found = true; reason = r; }
+      }]);
+      return found ? describe(reason) : undefined;
     },
   };
 })()

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/codemode-host/codemode-host/internal/bm25"
+	"github.com/codemode-host/codemode-host/jsbindings"
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
@@ -17,10 +18,18 @@ var searchIndexes struct {
 	m map[string]*bm25.Index
 }
 
+// maxSearchQueryBytes bounds the query searchTools ranks, whatever its
+// caller checked: the script's searchTools refuses a query longer than
+// jsbindings.MaxSearchQuery code units, at most 3 bytes each in UTF-8.
+const maxSearchQueryBytes = 3 * jsbindings.MaxSearchQuery
+
 // searchTools ranks query against idx and returns the best limit indexes
-// as a JSON array.
+// as a JSON array. A query past maxSearchQueryBytes is cut there.
 func searchTools(idx *bm25.Index, query string, limit int) string {
-	hits := idx.Search(query, limit)
+	if len(query) > maxSearchQueryBytes {
+		query = cutRunes(query, maxSearchQueryBytes, true)
+	}
+	hits := idx.Search(query, max(limit, 1))
 	var b strings.Builder
 	b.WriteByte('[')
 	for i, h := range hits {

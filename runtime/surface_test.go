@@ -190,7 +190,7 @@ func TestGlobalScopeAllowList(t *testing.T) {
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	var got []string
 	require.NoError(t, json.Unmarshal([]byte(res.Items[0].Text), &got))
-	ours := []string{"ALL_TOOLS", "ToolError", "__codemode_reject__", "clearTimeout", "console", "exit", "image",
+	ours := []string{"ALL_TOOLS", "ToolError", "clearTimeout", "console", "exit", "image",
 		"load", "notify", "queueMicrotask", "searchTools", "setTimeout", "store", "text", "tools", "yield_control"}
 	standard := []string{"AggregateError", "Array", "ArrayBuffer", "BigInt", "BigInt64Array", "BigUint64Array",
 		"Boolean", "DataView", "Date", "Error", "EvalError", "FinalizationRegistry", "Float32Array", "Float64Array",
@@ -203,4 +203,94 @@ func TestGlobalScopeAllowList(t *testing.T) {
 	want := append(append([]string{}, ours...), standard...)
 	sort.Strings(want)
 	assert.Equal(t, want, got)
+}
+
+// TestNoInternalFunctionIsReachable walks everything reachable from the
+// script's global scope (own properties, getters and setters, prototypes,
+// whatever their keys) and pins the functions that are not ECMAScript's:
+// the helpers a script is given and its tools, nothing the prelude keeps
+// for itself.
+func TestNoInternalFunctionIsReachable(t *testing.T) {
+	rt := newRuntime(t)
+	res := runReq(t, rt, CellRequest{Source: `
+const ours = new Set(["ALL_TOOLS", "ToolError", "clearTimeout", "console", "exit", "image", "load", "notify",
+  "queueMicrotask", "searchTools", "setTimeout", "store", "text", "tools", "yield_control"]);
+const std = new Set();
+const seen = new Set([globalThis]);
+const found = [];
+function walk(v, path, record) {
+  if ((typeof v !== "object" && typeof v !== "function") || v === null || seen.has(v)) return;
+  seen.add(v);
+  if (typeof v === "function") (record ? found.push(path) : std.add(v));
+  for (const k of Reflect.ownKeys(v)) {
+    let d;
+    try { d = Reflect.getOwnPropertyDescriptor(v, k); } catch { continue; }
+    const name = path + "." + String(k);
+    if ("value" in d) walk(d.value, name, record);
+    walk(d.get, name + "<get>", record);
+    walk(d.set, name + "<set>", record);
+  }
+  walk(Reflect.getPrototypeOf(v), path + ".<proto>", record);
+}
+for (const k of Reflect.ownKeys(globalThis)) if (!ours.has(k)) walk(globalThis[k], String(k), false);
+walk(Object.getPrototypeOf(globalThis), "<global proto>", false);
+// Standard too, though no global names them: AsyncFunction and the generators.
+for (const f of [async function () {}, function* () {}, async function* () {}]) walk(f, "<syntax>", false);
+seen.clear();
+seen.add(globalThis);
+for (const f of std) seen.add(f);
+for (const k of ours) walk(globalThis[k], k, true);
+return found.sort();`})
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	var got []string
+	require.NoError(t, json.Unmarshal([]byte(res.Items[0].Text), &got))
+	want := []string{
+		"ToolError", "clearTimeout", "console.debug", "console.error", "console.info", "console.log", "console.warn",
+		"exit", "image", "load", "notify", "queueMicrotask", "searchTools", "setTimeout", "store", "text",
+		"tools.apply", "tools.echo", "tools.fail", "tools.mcp__files__read_file", "tools.never", "yield_control",
+	}
+	sort.Strings(want)
+	assert.Equal(t, want, got)
+}
+
+// TestRejectionHookIsOutOfReach: the hook the shim calls on unhandled
+// rejections is no global, so a script can neither clear a real rejection
+// nor fake one, and a global of its old name is never called.
+func TestRejectionHookIsOutOfReach(t *testing.T) {
+	rt := newRuntime(t)
+	res := runReq(t, rt, CellRequest{Source: `
+const p = Promise.reject(new Error("real"));
+globalThis.__codemode_reject__ = () => { throw new Error("called"); };
+text(typeof Object.getOwnPropertyDescriptor(globalThis, "__codemode_reject__").value);`})
+	require.Equal(t, protocol.StatusFailed, res.Status)
+	assert.Equal(t, "Uncaught (in promise) real", res.Error.Message)
+
+	res = runReq(t, rt, CellRequest{Source: `return typeof __codemode_reject__`})
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.Equal(t, []string{"undefined"}, texts(res))
+}
+
+// TestPreludeFramesHideTheirFunctions: a script that formats stack frames
+// itself (Error.prepareStackTrace) or reads .caller from a function the
+// prelude calls gets no internal function or receiver.
+func TestPreludeFramesHideTheirFunctions(t *testing.T) {
+	rt := newRuntime(t)
+	res := runReq(t, rt, CellRequest{Source: `
+const leaks = [];
+Error.prepareStackTrace = (e, sites) => sites;
+const probe = { toJSON: function toJSON() {
+  if (toJSON.caller !== null) leaks.push("caller " + toJSON.caller.name);
+  for (const s of new Error().stack) {
+    if (s.getFunction() !== undefined && s.getFunction() !== probe.toJSON) leaks.push("function " + s.getFunctionName());
+    if (s.getThis() !== undefined && s.getThis() !== probe) leaks.push("this of " + s.getFunctionName());
+  }
+  return 1;
+} };
+text(probe);
+console.log(probe);
+store("k", probe);
+await tools.echo({probe});
+return leaks;`})
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.Equal(t, []string{"1", "1", "[]"}, texts(res))
 }

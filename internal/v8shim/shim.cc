@@ -14,6 +14,7 @@ class Object;
 class Promise;
 class String;
 class Function;
+class Private;
 
 template <class T>
 class Local {
@@ -27,6 +28,14 @@ template <class T>
 class MaybeLocal {
  public:
   T* val_;
+};
+
+// Maybe<bool>: trivially copyable, returned in registers like V8's.
+template <class T>
+class Maybe {
+ public:
+  bool has_value_;
+  T value_;
 };
 
 enum PromiseRejectEvent {
@@ -107,14 +116,25 @@ class TryCatch {
   void* fields_[32];
 };
 
-class Value {
+class Data {};
+
+class Value : public Data {
  public:
   bool IsFunction() const;
+};
+
+class Private : public Data {
+ public:
+  static Local<Private> ForApi(Isolate* isolate, Local<String> name);
 };
 
 class Object : public Value {
  public:
   MaybeLocal<Value> Get(Local<Context> context, Local<Value> key);
+  Maybe<bool> Delete(Local<Context> context, Local<Value> key);
+  Maybe<bool> SetPrivate(Local<Context> context, Local<Private> key,
+                         Local<Value> value);
+  MaybeLocal<Value> GetPrivate(Local<Context> context, Local<Private> key);
 };
 
 class String : public Value {
@@ -134,6 +154,20 @@ namespace {
 
 thread_local v8::Isolate* current_isolate = nullptr;
 
+// rejectKey is the private key (invisible to scripts: no reflection
+// reaches a private symbol) under which a context's global keeps its
+// rejection hook; see cm_adopt_reject_hook.
+bool rejectKey(v8::Isolate* iso, v8::Local<v8::Value>* name,
+               v8::Local<v8::Private>* key) {
+  v8::MaybeLocal<v8::String> s = v8::String::NewFromUtf8(
+      iso, CM_REJECT_HOOK, v8::NewStringType::kNormal, -1);
+  if (s.val_ == nullptr) return false;
+  v8::Local<v8::String> str{s.val_};
+  *name = v8::Local<v8::Value>{(v8::Value*)s.val_};
+  *key = v8::Private::ForApi(iso, str);
+  return !key->IsEmpty();
+}
+
 void OnPromiseReject(v8::PromiseRejectMessage msg) {
   int handled;
   switch (msg.event_) {
@@ -150,11 +184,10 @@ void OnPromiseReject(v8::PromiseRejectMessage msg) {
   if (iso == nullptr) return;
   v8::Local<v8::Context> ctx = iso->GetCurrentContext();
   if (ctx.IsEmpty()) return;
-  v8::MaybeLocal<v8::String> key = v8::String::NewFromUtf8(
-      iso, CM_REJECT_HOOK, v8::NewStringType::kNormal, -1);
-  if (key.val_ == nullptr) return;
-  v8::MaybeLocal<v8::Value> hook =
-      ctx->Global()->Get(ctx, v8::Local<v8::Value>{(v8::Value*)key.val_});
+  v8::Local<v8::Value> name;
+  v8::Local<v8::Private> key;
+  if (!rejectKey(iso, &name, &key)) return;
+  v8::MaybeLocal<v8::Value> hook = ctx->Global()->GetPrivate(ctx, key);
   if (hook.val_ == nullptr || !hook.val_->IsFunction()) return;
   v8::Local<v8::Value> args[3];
   args[0] = v8::Local<v8::Value>{(v8::Value*)msg.promise_.val_};
@@ -202,6 +235,23 @@ extern "C" {
 void cm_track_rejections(void* isolate) {
   current_isolate = static_cast<v8::Isolate*>(isolate);
   static_cast<v8::Isolate*>(isolate)->SetPromiseRejectCallback(OnPromiseReject);
+}
+
+int cm_adopt_reject_hook(void* isolate) {
+  auto* iso = static_cast<v8::Isolate*>(isolate);
+  v8::Local<v8::Context> ctx = iso->GetCurrentContext();
+  if (ctx.IsEmpty()) return 0;
+  v8::Local<v8::Value> name;
+  v8::Local<v8::Private> key;
+  if (!rejectKey(iso, &name, &key)) return 0;
+  v8::Local<v8::Object> global = ctx->Global();
+  v8::MaybeLocal<v8::Value> hook = global->Get(ctx, name);
+  if (hook.val_ == nullptr || !hook.val_->IsFunction()) return 0;
+  v8::Maybe<bool> set =
+      global->SetPrivate(ctx, key, v8::Local<v8::Value>{hook.val_});
+  if (!set.has_value_ || !set.value_) return 0;
+  v8::Maybe<bool> del = global->Delete(ctx, name);
+  return del.has_value_ && del.value_ ? 1 : 0;
 }
 
 void cm_heap_guard_add(cm_heap_state* state) {

@@ -19,6 +19,7 @@ typedef struct {
 } cm_heap_state;
 
 void cm_track_rejections(void* isolate);
+int cm_adopt_reject_hook(void* isolate);
 void cm_heap_guard_add(cm_heap_state* state);
 void cm_heap_guard_remove(cm_heap_state* state, size_t limit);
 void cm_cancel_terminate(void* isolate);

@@ -19,9 +19,11 @@ import (
 	v8 "rogchap.com/v8go"
 )
 
-// RejectHook is the global property the rejection tracker calls:
+// RejectHook names the function the rejection tracker calls:
 // hook(promise, reason) when a promise is rejected with no handler, and
-// hook(promise) when a handler is added to it later.
+// hook(promise) when a handler is added to it later. A context defines it
+// as a global of that name and hands it to AdoptRejectHook, which moves it
+// where no script can reach it.
 const RejectHook = C.CM_REJECT_HOOK
 
 // isolatePtr returns the v8::Isolate* inside a v8go Isolate. v8go keeps it
@@ -38,10 +40,21 @@ func init() {
 	}
 }
 
-// TrackRejections makes iso call the RejectHook global of the current
-// context on unhandled rejections. Loop only.
+// TrackRejections makes iso call the rejection hook its current context
+// adopted (AdoptRejectHook) on unhandled rejections; a context that
+// adopted none is not told. Loop only.
 func TrackRejections(iso *v8.Isolate) {
 	C.cm_track_rejections(isolatePtr(iso))
+}
+
+// AdoptRejectHook moves the RejectHook global of iso's current context
+// under a private key of its global object, where the rejection tracker
+// finds it and no script can see, call or replace it (no reflection
+// reaches a private key), and deletes the global. Call it from a Go
+// function a script of that context is calling, so a context is current.
+// It reports whether there was a function to adopt. Loop only.
+func AdoptRejectHook(iso *v8.Isolate) bool {
+	return C.cm_adopt_reject_hook(isolatePtr(iso)) != 0
 }
 
 // Entered is an isolate held locked and entered by the calling OS thread;

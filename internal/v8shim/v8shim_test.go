@@ -15,11 +15,19 @@ func TestTrackRejectionsCallsHook(t *testing.T) {
 	iso := v8.NewIsolate()
 	defer iso.Dispose()
 	TrackRejections(iso)
-	ctx := v8.NewContext(iso)
+	global := v8.NewObjectTemplate(iso)
+	adopted := false
+	require.NoError(t, global.Set("adopt", v8.NewFunctionTemplate(iso, func(info *v8.FunctionCallbackInfo) *v8.Value {
+		adopted = AdoptRejectHook(iso)
+		return nil
+	})))
+	ctx := v8.NewContext(iso, global)
 	defer ctx.Close()
 	_, err := ctx.RunScript(`
 		var seen = [];
 		globalThis.`+RejectHook+` = function(p, r) { seen.push(arguments.length === 2 ? 'unhandled:' + r.message : 'handled'); };
+		adopt();
+		if (typeof globalThis.`+RejectHook+` !== 'undefined') throw new Error('the hook is still a global');
 		Promise.reject(new Error('a'));
 		var late = Promise.reject(new Error('b'));
 		(async () => { throw new Error('c') })();
@@ -32,6 +40,37 @@ func TestTrackRejectionsCallsHook(t *testing.T) {
 	v, err := ctx.RunScript(`seen.join(',')`, "t3.js")
 	require.NoError(t, err)
 	require.Equal(t, "unhandled:a,unhandled:b,unhandled:c,handled", v.String())
+	require.True(t, adopted)
+}
+
+func TestAdoptedRejectHookIsOutOfScriptsReach(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	iso := v8.NewIsolate()
+	defer iso.Dispose()
+	TrackRejections(iso)
+	global := v8.NewObjectTemplate(iso)
+	require.NoError(t, global.Set("adopt", v8.NewFunctionTemplate(iso, func(info *v8.FunctionCallbackInfo) *v8.Value {
+		AdoptRejectHook(iso)
+		return nil
+	})))
+	ctx := v8.NewContext(iso, global)
+	defer ctx.Close()
+	// A global of the hook's name defined after adoption is not called,
+	// and reflection on the global finds nothing.
+	_, err := ctx.RunScript(`
+		var real = 0, fake = 0;
+		globalThis.`+RejectHook+` = function() { real++; };
+		adopt();
+		globalThis.`+RejectHook+` = function() { fake++; };
+		Promise.reject(new Error('a'));
+		var keys = Reflect.ownKeys(globalThis).filter(k => typeof k === 'symbol').length;
+	`, "t.js")
+	require.NoError(t, err)
+	ctx.PerformMicrotaskCheckpoint()
+	v, err := ctx.RunScript(`[real, fake, keys].join(',')`, "t2.js")
+	require.NoError(t, err)
+	require.Equal(t, "1,0,0", v.String())
 }
 
 func TestHeapGuardTurnsBombsIntoTermination(t *testing.T) {

@@ -1,0 +1,102 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/codemode-host/codemode-host/jsbindings"
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+// scriptSide is what a cell counts of its script's helper calls: the
+// store's size and the bytes of notify texts. Loop only.
+type scriptSide struct {
+	storeBytes  int  // the store as the cell sees it, by protocol.StoreCost
+	storeCount  bool // storeBytes counts the snapshot
+	notifyBytes int  // notify texts so far
+}
+
+// ScriptLimits implements jsbindings.Host.
+func (r *cellRun) ScriptLimits() jsbindings.ScriptLimits {
+	lim := r.c.req.Limits
+	return jsbindings.ScriptLimits{OutputBytes: lim.MaxOutputBytes, StoreBytes: lim.MaxStoreBytes}
+}
+
+// Stopped implements jsbindings.Host.
+func (r *cellRun) Stopped() bool { return r.c.stopped() != nil }
+
+// Store implements jsbindings.Host: it checks the write and records it in
+// r.writes, which the cell's Result carries whatever ended it. The limit is
+// Limits.MaxStoreBytes over the snapshot the cell started with plus its own
+// writes, a replaced key's old value no longer counting.
+func (r *cellRun) Store(key, value string) error {
+	if key == "" {
+		return &jsbindings.NamedError{Name: "TypeError", Message: "store: the key must be a non-empty string"}
+	}
+	if !protocol.ValidJSON([]byte(value)) {
+		return &jsbindings.NamedError{Name: "TypeError", Message: fmt.Sprintf("store: the value of %s is not valid JSON", keyLabel(key))}
+	}
+	s := &r.script
+	if !s.storeCount {
+		for k, v := range r.c.req.Store {
+			s.storeBytes += protocol.StoreCost(k, v)
+		}
+		s.storeCount = true
+	}
+	old := 0
+	if v, ok := r.writes[key]; ok {
+		old = protocol.StoreCost(key, v)
+	} else if v, ok := r.c.req.Store[key]; ok {
+		old = protocol.StoreCost(key, v)
+	}
+	raw := json.RawMessage(value)
+	next := s.storeBytes - old + protocol.StoreCost(key, raw)
+	if limit := r.c.req.Limits.MaxStoreBytes; next > limit && next > s.storeBytes {
+		return &jsbindings.NamedError{Name: "RangeError", Message: fmt.Sprintf(
+			"store: storing %s would make the session's store %d bytes, over its limit of %d bytes (store_bytes); store less, or overwrite keys you no longer need with a small value",
+			keyLabel(key), next, limit)}
+	}
+	s.storeBytes = next
+	if r.writes == nil {
+		r.writes = map[string]json.RawMessage{}
+	}
+	r.writes[key] = raw
+	return nil
+}
+
+// keyLabel quotes a store key for an error message, cut to 64 bytes.
+func keyLabel(key string) string {
+	if len(key) > 64 {
+		return fmt.Sprintf("%q...", cutRunes(key, 64, true))
+	}
+	return fmt.Sprintf("%q", key)
+}
+
+// notifyBudget is how many bytes of notify texts a cell may send in all:
+// its output budget, MaxOutputTokens at bytesPerToken, or MaxOutputBytes
+// when it has no token limit.
+func (r *cellRun) notifyBudget() int {
+	lim := r.c.req.Limits
+	if lim.MaxOutputTokens > 0 {
+		return lim.MaxOutputTokens * bytesPerToken
+	}
+	return lim.MaxOutputBytes
+}
+
+// checkNotify counts text against the cell's notify limits (the number of
+// notifications and their bytes in all) and returns the RangeError the
+// script gets when it is over one of them.
+func (r *cellRun) checkNotify(text string) error {
+	lim := r.c.req.Limits
+	if r.notified >= lim.MaxNotifications {
+		return &jsbindings.NamedError{Name: "RangeError",
+			Message: fmt.Sprintf("notify: this cell reached its limit of %d notifications", lim.MaxNotifications)}
+	}
+	if budget := r.notifyBudget(); r.script.notifyBytes+len(text) > budget {
+		return &jsbindings.NamedError{Name: "RangeError",
+			Message: fmt.Sprintf("notify: this cell's notifications would pass their limit of %d bytes in all (its output budget); notify less often, or with shorter texts", budget)}
+	}
+	r.notified++
+	r.script.notifyBytes += len(text)
+	return nil
+}

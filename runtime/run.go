@@ -13,6 +13,7 @@ import (
 
 	"github.com/codemode-host/codemode-host/internal/bm25"
 	"github.com/codemode-host/codemode-host/internal/v8shim"
+	"github.com/codemode-host/codemode-host/internal/wellformed"
 	"github.com/codemode-host/codemode-host/jsbindings"
 	"github.com/codemode-host/codemode-host/protocol"
 )
@@ -33,10 +34,8 @@ type cellRun struct {
 	nextCall uint64
 	timers   timerQueue
 
-	items     []protocol.Item
-	outBytes  int
-	dropped   int // items dropped over the output cap
-	droppedB  int // bytes dropped over the output cap
+	out       Output         // the output, within the cell's budget
+	returned  *protocol.Item // the return value, once the cell completed
 	unhandled int
 	notified  int
 	heapPeak  uint64
@@ -73,7 +72,7 @@ func (w *worker) run(c *Cell) (reusable bool) {
 	cpu0 := threadCPU()
 	callCtx, cancel := context.WithCancel(context.Background())
 	r := &cellRun{c: c, w: w, callCtx: callCtx, cancelCall: cancel, pending: map[uint64]*pendingCall{},
-		guardHits: w.guard.Hits()}
+		guardHits: w.guard.Hits(), out: Output{Limit: c.req.Limits.budget()}}
 	if _, async := c.req.Caller.(AsyncToolCaller); async && w.rt.cfg.PollBeforeSleep > 0 {
 		r.pollFor = w.rt.cfg.PollBeforeSleep
 		r.input, _ = c.req.Caller.(InputPoller)
@@ -184,7 +183,11 @@ func (r *cellRun) loop(main *v8.Promise) Result {
 		}
 		switch main.State() {
 		case v8.Rejected:
-			return r.failed(r.describe(main.Result()))
+			info := r.describe(main.Result())
+			if stop := r.c.stopped(); stop != nil {
+				return r.halted(stop) // the reason's getters were stopped
+			}
+			return r.failed(info)
 		case v8.Fulfilled:
 			if r.unhandled > 0 {
 				return r.failUnhandled()
@@ -257,6 +260,7 @@ func (r *cellRun) CallTool(index int, input string) (*v8.Value, error) {
 		return nil, err
 	}
 	r.nextCall++
+	r.c.toolCalls.Store(int64(r.nextCall))
 	id := r.nextCall
 	p := resolver.GetPromise()
 	r.pending[id] = &pendingCall{resolver: resolver, promise: p}
@@ -377,23 +381,11 @@ func toToolError(err error) *protocol.ToolError {
 	return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error()}
 }
 
-// Output implements jsbindings.Host.
+// Output implements jsbindings.Host: it records the item within the
+// cell's budget (see Output) and shows every item to OnItem.
 func (r *cellRun) Output(item protocol.Item) {
-	r.add(item, true)
-}
-
-// add records an output item within the byte cap and, when stream is set,
-// shows it to OnItem. Loop only.
-func (r *cellRun) add(item protocol.Item, stream bool) {
-	size := len(item.Text) + len(item.ImageURL)
-	if r.outBytes+size > r.c.req.Limits.MaxOutputBytes {
-		r.dropped++
-		r.droppedB += size
-		return
-	}
-	r.outBytes += size
-	r.items = append(r.items, item)
-	if stream && r.c.req.OnItem != nil {
+	r.out.Add(item)
+	if r.c.req.OnItem != nil {
 		r.c.req.OnItem(item)
 	}
 }
@@ -446,13 +438,18 @@ func (r *cellRun) Search(query string, limit int) string {
 // completed finishes the cell with its return value as the last item.
 func (r *cellRun) completed(v *v8.Value) Result {
 	text, ok, err := r.ctx.Result(v)
+	if stop := r.c.stopped(); stop != nil {
+		// A stop (the wall or CPU limit, the heap, terminate) ended the
+		// formatting: a toJSON that loops ends timed_out, not failed.
+		return r.halted(stop)
+	}
 	if err != nil {
 		return r.failed(r.scriptError(err))
 	}
 	if ok {
 		// The return value arrives with the result, never as a streamed
 		// item, so an observer cannot see it before the cell has ended.
-		r.add(protocol.Item{Type: protocol.ItemText, Text: text}, false)
+		r.returned = &protocol.Item{Type: protocol.ItemText, Text: text}
 	}
 	return r.result(protocol.StatusCompleted, nil)
 }
@@ -467,6 +464,9 @@ func (r *cellRun) halted(stop *stopReason) Result {
 
 func (r *cellRun) failUnhandled() Result {
 	info, ok, err := r.ctx.FirstUnhandled()
+	if stop := r.c.stopped(); stop != nil {
+		return r.halted(stop) // the reason's getters were stopped
+	}
 	if err != nil || !ok {
 		info = protocol.ErrorInfo{Name: "Error", Message: "a promise was rejected and nothing handled it"}
 	}
@@ -479,13 +479,12 @@ func (r *cellRun) result(status protocol.Status, e *protocol.ErrorInfo) Result {
 	if e != nil {
 		addHints(e, r.c.req.Source)
 	}
-	if r.dropped > 0 {
-		r.items = append(r.items, protocol.Item{Type: protocol.ItemText,
-			Text: fmt.Sprintf("[output truncated: %d more items (%d bytes) were dropped over the %d-byte output limit]",
-				r.dropped, r.droppedB, r.c.req.Limits.MaxOutputBytes)})
+	var last []protocol.Item
+	if r.returned != nil {
+		last = []protocol.Item{*r.returned}
 	}
-	items, _ := TruncateItems(r.items, r.c.req.Limits.MaxOutputTokens)
-	return Result{Status: status, Items: items, Error: e}
+	items, e, cut := r.out.Take(last, e, r.c.req.Limits.budget())
+	return Result{Status: status, Items: items, Error: e, Truncated: cut, Returned: r.returned}
 }
 
 // describe turns a rejection reason into an ErrorInfo located in the
@@ -493,7 +492,7 @@ func (r *cellRun) result(status protocol.Status, e *protocol.ErrorInfo) Result {
 func (r *cellRun) describe(v *v8.Value) *protocol.ErrorInfo {
 	info, err := r.ctx.Describe(v)
 	if err != nil {
-		info = protocol.ErrorInfo{Name: "Error", Message: v.DetailString()}
+		info = protocol.ErrorInfo{Name: "Error", Message: wellformed.String(v.DetailString())}
 	}
 	r.locate(&info)
 	return &info
@@ -505,9 +504,9 @@ func (r *cellRun) scriptError(err error) *protocol.ErrorInfo {
 	if !errors.As(err, &jsErr) {
 		return &protocol.ErrorInfo{Name: "InternalError", Message: err.Error()}
 	}
-	name, msg := splitName(jsErr.Message)
-	info := &protocol.ErrorInfo{Name: name, Message: msg, Stack: jsErr.StackTrace}
-	locate(info, r.c.req.Origin, r.lastLine(), r.mapPos(), jsErr.Location)
+	name, msg := splitName(wellformed.String(jsErr.Message))
+	info := &protocol.ErrorInfo{Name: name, Message: msg, Stack: wellformed.String(jsErr.StackTrace)}
+	locate(info, r.c.req.Origin, r.lastLine(), r.mapPos(), wellformed.String(jsErr.Location))
 	if info.Stack == "" && info.Line > 0 {
 		info.Stack = fmt.Sprintf("%s: %s\n    at %s:%d:%d", name, msg, r.c.req.Origin, info.Line, info.Column)
 	}
@@ -532,7 +531,7 @@ func (r *cellRun) lastLine() int {
 
 func internalFailure(c *Cell, err error) Result {
 	return Result{CellID: c.id, Status: protocol.StatusFailed,
-		Error: &protocol.ErrorInfo{Name: "InternalError", Message: err.Error()}}
+		Error: &protocol.ErrorInfo{Name: "InternalError", Message: wellformed.String(err.Error())}}
 }
 
 func kindOf(def protocol.ToolDef) protocol.ToolKind {

@@ -29,8 +29,8 @@ type cell struct {
 	mu          sync.Mutex
 	rc          *runtime.Cell
 	stopWanted  bool            // terminate arrived before rc was set
-	items       []protocol.Item // every item the script made, from OnItem
-	sent        int             // items already delivered in a cell.result
+	out         runtime.Output  // the items the script made since the last cell.result, from OnItem
+	streamed    int             // bytes of output events sent since the last cell.result
 	pending     []*pendingReq   // requests awaiting a cell.result, oldest first
 	result      *runtime.Result // the final result, once ended
 	releaseDone bool            // close the cell even when nobody waits for the result
@@ -66,6 +66,7 @@ const wakeDelay = 20 * time.Millisecond
 func newCell(s *server, sessionID, id string, lim protocol.Limits, stream bool) *cell {
 	c := &cell{srv: s, session: sessionID, id: id, limits: lim, stream: stream, start: time.Now(),
 		ended: make(chan struct{}), closed: make(chan struct{}), toolCalls: map[uint64]protocol.ToolCall{}}
+	c.out.Limit = c.budget(nil)
 	return c
 }
 
@@ -92,18 +93,27 @@ func (c *cell) terminate() {
 	}
 }
 
-// onItem records an output item and streams it if asked. It runs on the
+// onItem records an output item and streams it if asked, within the
+// output budget: a streamed item is cut to fit one result's budget, and
+// streaming pauses once a result's budget worth was streamed (the next
+// cell.result has the output, cut in the middle). It runs on the
 // isolate's loop goroutine and never blocks: Send only queues.
 func (c *cell) onItem(it protocol.Item) {
-	if c.stream {
-		if err := c.turnSend()(&protocol.Output{Session: c.session, Cell: c.id, Items: []protocol.Item{it}}); err != nil {
+	c.mu.Lock()
+	c.out.Add(it)
+	b := c.budget(nil)
+	stream := c.stream && c.streamed < b.Bytes
+	if stream {
+		c.streamed += len(it.Text) + len(it.ImageURL) + runtime.ItemOverhead
+	}
+	c.wakeWaitsLocked(false)
+	c.mu.Unlock()
+	if stream {
+		items, _, _ := (&runtime.Output{}).Take([]protocol.Item{it}, nil, b)
+		if err := c.turnSend()(&protocol.Output{Session: c.session, Cell: c.id, Items: items}); err != nil {
 			c.srv.log.Debug("output not streamed", "cell", c.id, "error", err)
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.items = append(c.items, it)
-	c.wakeWaitsLocked(false)
 }
 
 // wakeWaits answers every pending wait (after wakeDelay) because
@@ -160,7 +170,7 @@ func (c *cell) addRequest(id uint64, kind reqKind, yield time.Duration) bool {
 		c.mu.Unlock()
 		return true
 	}
-	now := p.wake && (c.nudged || c.sent < len(c.items))
+	now := p.wake && (c.nudged || !c.out.Empty())
 	if yield > 0 && !now && kind != reqTerminate {
 		p.timer = time.AfterFunc(yield, func() { c.answerNow(id) })
 	}
@@ -185,12 +195,12 @@ func (c *cell) answerNow(id uint64) {
 		}
 		c.pending = append(c.pending[:i], c.pending[i+1:]...)
 		p.stop()
-		items, cut := c.budget(c.items[c.sent:])
-		c.sent = len(c.items)
+		items, _, cut := c.out.Take(nil, nil, c.budget(nil))
+		c.streamed = 0
 		c.nudged = false
 		c.srv.forgetRequest(id)
 		c.srv.send(&protocol.CellResult{ID: id, Session: c.session, Cell: c.id, Status: protocol.StatusYielded,
-			Items: items, Truncated: cut, Stats: protocol.Stats{WallMS: msSince(c.start), ToolCalls: int(c.calls.Load())}})
+			Items: items, Truncated: cut, Stats: c.statsLocked()})
 		return
 	}
 }
@@ -215,9 +225,38 @@ func (c *cell) yieldControl() {
 	}
 }
 
-// budget applies the cell's output budget to one result's items.
-func (c *cell) budget(items []protocol.Item) ([]protocol.Item, bool) {
-	return runtime.TruncateItems(items, int(c.limits.OutputTokens))
+// statsLocked returns the cell's figures so far (runtime.Cell.Stats).
+// Caller holds c.mu.
+func (c *cell) statsLocked() protocol.Stats {
+	if c.rc != nil {
+		return c.rc.Stats()
+	}
+	return protocol.Stats{WallMS: msSince(c.start), ToolCalls: int(c.calls.Load())}
+}
+
+// Room a cell.result keeps beside its output: its envelope (ids, status,
+// stats, names) and, per store entry, its msgpack values.
+const (
+	resultEnvelopeBytes  = 4 << 10
+	resultEnvelopeValues = 1024
+	storeEntryValues     = 5 // a map of key and value
+	itemValues           = 11
+)
+
+// budget is the output budget of one cell.result that carries store: the
+// cell's output_tokens, within what the frame cap (FrameBytes) and the
+// decoder's protocol.MaxItems leave beside the store and the envelope, so
+// the result always encodes (runtime.Output applies it).
+func (c *cell) budget(store []protocol.StoreEntry) runtime.Budget {
+	room := int(c.limits.FrameBytes) - resultEnvelopeBytes - len(c.session) - len(c.id)
+	values := protocol.MaxItems - resultEnvelopeValues
+	for _, e := range store {
+		room -= protocol.StoreCost(e.Key, e.Value)
+		values -= storeEntryValues
+	}
+	b := runtime.TokenBudget(int(c.limits.OutputTokens), max(room, 1))
+	b.Items = max(1, min(runtime.MaxResultItems, values/itemValues))
+	return b
 }
 
 // release makes the cell close as soon as it ends, even when no request
@@ -255,21 +294,20 @@ func (c *cell) finish(res runtime.Result) {
 // holds c.mu and c.result is set.
 func (c *cell) closeLocked() {
 	res := c.result
-	var items []protocol.Item
-	if c.sent <= len(res.Items) {
-		items = res.Items[c.sent:]
-	}
-	items, cut := c.budget(items)
 	store := c.storeWrites
+	var last []protocol.Item
+	if res.Returned != nil {
+		last = []protocol.Item{*res.Returned}
+	}
+	items, errInfo, cut := c.out.Take(last, res.Error, c.budget(store))
 	for _, p := range c.pending {
 		p.stop()
 		c.srv.forgetRequest(p.id)
 		c.srv.send(&protocol.CellResult{ID: p.id, Session: c.session, Cell: c.id, Status: res.Status,
-			Items: items, Truncated: cut, Error: res.Error, Stats: res.Stats, Store: store})
+			Items: items, Truncated: cut, Error: errInfo, Stats: res.Stats, Store: store})
 		items, cut, store = nil, false, nil
 	}
 	c.pending = nil
-	c.sent = len(res.Items)
 	c.isClosed = true
 	c.srv.send(&protocol.CellClosed{Session: c.session, Cell: c.id})
 	c.srv.removeCell(c.session, c.id)

@@ -6,11 +6,13 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	v8 "rogchap.com/v8go"
 
+	"github.com/codemode-host/codemode-host/internal/wellformed"
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/runtime"
 )
@@ -45,7 +47,9 @@ type Config struct {
 	// the stop's status (terminated, timed_out or out_of_memory) and an
 	// error named StuckError, and the output was flushed (for up to a
 	// second). The host process should then exit non-zero so its parent
-	// starts a new one. Unset: the runtime's OnStuck (default: log).
+	// starts a new one. Unset: the cell is reported the same way and
+	// logged, and the host serves on (its thread stays busy until the
+	// builtin ends, and closing the runtime does not wait for it).
 	OnStuck func(session, cell string, reason protocol.ErrorInfo)
 	// OnReady, when set, is called once after a successful handshake, on
 	// Serve's goroutine before it reads on: the runtime is up and its
@@ -96,6 +100,8 @@ type server struct {
 	inflight map[uint64]*cell // exec, wait and terminate requests awaiting a cell.result
 
 	shutdownDone chan struct{} // closed when a shutdown has drained everything
+
+	stuckCells atomic.Int32 // cells reported stuck: closing the runtime would wait for them forever
 }
 
 func newServer(w io.Writer, cfg Config) *server {
@@ -123,19 +129,57 @@ func newServer(w io.Writer, cfg Config) *server {
 }
 
 // send queues m; a failure is logged (the connection is going away or the
-// message was refused by the encoder).
+// message was refused by the encoder). A reply the encoder refuses still
+// answers its request: a cell.result is replaced by a smaller one (see
+// refusedResult), any other reply by an error reply.
 func (s *server) send(m protocol.Message) {
-	if err := s.out.Send(m); err != nil {
-		var pe *protocol.ProtocolError
-		if errors.As(err, &pe) && pe.Code == protocol.ErrCodeTooLarge {
-			if id := requestIDOf(m); id != 0 {
-				s.log.Warn("reply too large; sending an error instead", "t", m.Type(), "id", id)
-				_ = s.out.Send(&protocol.ErrorReply{ID: id, Code: protocol.ErrCodeTooLarge, Message: pe.Message, FailedType: m.Type()})
-				return
-			}
-		}
-		s.log.Debug("frame not sent", "t", m.Type(), "error", err)
+	err := s.out.Send(m)
+	if err == nil {
+		return
 	}
+	var pe *protocol.ProtocolError
+	id := requestIDOf(m)
+	if !errors.As(err, &pe) || id == 0 {
+		s.log.Debug("frame not sent", "t", m.Type(), "error", err)
+		return
+	}
+	s.log.Warn("the encoder refused a reply; sending a smaller one", "t", m.Type(), "id", id, "error", err)
+	if res, ok := m.(*protocol.CellResult); ok {
+		if err := s.out.Send(refusedResult(res, pe, true)); err == nil {
+			return
+		}
+		if err := s.out.Send(refusedResult(res, pe, false)); err == nil {
+			return
+		}
+	}
+	if err := s.out.Send(&protocol.ErrorReply{ID: id, Code: pe.Code, Message: pe.Message, FailedType: m.Type()}); err != nil {
+		s.log.Error("a reply could not be sent", "t", m.Type(), "id", id, "error", err)
+	}
+}
+
+// refusedNoteBudget bounds the error a refused cell.result keeps.
+var refusedNoteBudget = runtime.Budget{Bytes: 16 << 10}
+
+// refusedResult is what answers a request whose cell.result the encoder
+// refused: the same status and stats, the error cut short, and one text
+// item in place of the output saying why. keepStore keeps the result's
+// store writes (they are committed in the host either way).
+func refusedResult(res *protocol.CellResult, pe *protocol.ProtocolError, keepStore bool) *protocol.CellResult {
+	_, errInfo, _ := (&runtime.Output{}).Take(nil, res.Error, refusedNoteBudget)
+	if errInfo != nil {
+		fixed := *errInfo
+		fixed.Name, fixed.Message, fixed.Stack = wellformed.String(fixed.Name), wellformed.String(fixed.Message), wellformed.String(fixed.Stack)
+		errInfo = &fixed
+	}
+	note := fmt.Sprintf("[the output of this result was dropped: the host could not encode it (%s: %s)]", pe.Code, pe.Message)
+	out := &protocol.CellResult{ID: res.ID, Session: res.Session, Cell: res.Cell, Status: res.Status,
+		Items: []protocol.Item{{Type: protocol.ItemText, Text: wellformed.String(note)}}, Truncated: true, Error: errInfo, Stats: res.Stats}
+	if keepStore {
+		out.Store = res.Store
+	} else if len(res.Store) > 0 {
+		out.Items[0].Text += fmt.Sprintf(" [its %d store writes were committed in the host but could not be sent]", len(res.Store))
+	}
+	return out
 }
 
 func requestIDOf(m protocol.Message) uint64 {
@@ -173,7 +217,20 @@ func (s *server) serve(r io.Reader) error {
 func (s *server) stop() {
 	s.drain(0)
 	if s.rt != nil {
-		s.rt.Close()
+		closed := make(chan struct{})
+		go func() {
+			s.rt.Close()
+			close(closed)
+		}()
+		if s.stuckCells.Load() == 0 {
+			<-closed
+		} else {
+			select { // a stuck cell's builtin may never end
+			case <-closed:
+			case <-time.After(stuckCloseWait):
+				s.log.Warn("the runtime did not close: a stuck cell still holds its thread")
+			}
+		}
 	}
 	if err := s.out.Close(); err != nil {
 		s.log.Debug("output closed with an error", "error", err)
@@ -243,9 +300,7 @@ func (s *server) greet(fr *protocol.FrameReader, h *protocol.Hello) error {
 	s.limits.FrameBytes = frameCap
 	s.limits.StoreBytes = min(s.limits.StoreBytes, protocol.MaxStoreBytes(frameCap))
 	rcfg := s.cfg.Runtime
-	if s.cfg.OnStuck != nil {
-		rcfg.OnStuck = s.stuck
-	}
+	rcfg.OnStuck = s.stuck // always: a stuck cell's requests must be answered
 	s.rt = runtime.New(rcfg)
 	s.send(&protocol.HelloOK{ID: h.ID, Version: version, Capabilities: s.caps, Limits: s.limits,
 		V8Version: v8.Version(), HostVersion: s.cfg.HostVersion})
@@ -488,6 +543,10 @@ func (s *server) capable(c string) bool { return slices.Contains(s.caps, c) }
 // stuckFlushWait bounds how long stuck waits for its frames to be written.
 const stuckFlushWait = time.Second
 
+// stuckCloseWait bounds how long Serve waits at its end for the runtime to
+// close after a cell was reported stuck.
+const stuckCloseWait = 10 * time.Second
+
 // stuck reports a cell the runtime could not stop (runtime.Config.OnStuck)
 // to the parent, flushes the output and hands over to Config.OnStuck.
 func (s *server) stuck(rc *runtime.Cell, status protocol.Status, reason protocol.ErrorInfo) {
@@ -509,12 +568,19 @@ func (s *server) stuck(rc *runtime.Cell, status protocol.Status, reason protocol
 	if found != nil {
 		session = found.session
 		found.mu.Lock()
-		items := append([]protocol.Item(nil), found.items...)
+		stats := found.statsLocked()
 		found.mu.Unlock()
 		found.release()
-		found.finish(runtime.Result{CellID: found.id, Status: status, Items: items,
+		// The output is the cell's own (found.out); the isolate cannot be
+		// asked for anything more, store writes included.
+		found.finish(runtime.Result{CellID: found.id, Status: status, Stats: stats,
 			Error: &protocol.ErrorInfo{Name: protocol.ErrorNameStuck, Message: "hostserver: the cell was stopped (" + reason.Message +
 				") but is stuck inside V8 and cannot be reclaimed; the host exits and the parent must start a new one"}})
+	}
+	s.stuckCells.Add(1)
+	if s.cfg.OnStuck == nil {
+		s.log.Error("a stopped cell is stuck inside V8 and its thread cannot be reclaimed", "session", session, "cell", cellID, "reason", reason.Message)
+		return
 	}
 	s.log.Error("a stopped cell is stuck inside V8; the host exits", "session", session, "cell", cellID, "reason", reason.Message)
 	flushed := make(chan struct{})

@@ -57,6 +57,13 @@ func (s *server) openSession(m *protocol.OpenSession) {
 			ss.store[e.Key] = e.Value
 		}
 	}
+	if size := storeSize(ss.store); size > int(ss.limits.StoreBytes) {
+		s.mu.Unlock()
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeLimitExceeded,
+			"the store of session %q is %d bytes (protocol.StoreCost: key + value + %d per entry), over its store_bytes limit of %d; restore fewer or smaller entries",
+			m.Session, size, protocol.StoreEntryOverhead, ss.limits.StoreBytes)
+		return
+	}
 	s.sessions[m.Session] = ss
 	s.mu.Unlock()
 	s.log.Debug("session opened", "session", m.Session)
@@ -283,6 +290,15 @@ func (s *server) commitStore(sessionID string, res runtime.Result) []protocol.St
 	s.mu.Unlock()
 	slices.SortFunc(entries, func(a, b protocol.StoreEntry) int { return strings.Compare(a.Key, b.Key) })
 	return entries
+}
+
+// storeSize is what store counts against Limits.StoreBytes.
+func storeSize(store map[string]json.RawMessage) int {
+	n := 0
+	for k, v := range store {
+		n += protocol.StoreCost(k, v)
+	}
+	return n
 }
 
 // storeSnapshot copies a session's store for a new cell. Caller holds

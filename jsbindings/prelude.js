@@ -440,8 +440,30 @@
   function keyLabel(k) {
     return stringify(k.length > 64 ? ReflectApply(stringSlice, k, [0, 64]) + '...' : k);
   }
-  function store(key, value) {
+  // storeKey is the key a store entry is kept under: the key as text, each
+  // lone surrogate replaced by U+FFFD as it will be in Go, so load() finds
+  // an entry by the key it was stored with in this cell and in later ones.
+  function storeKey(key) {
     const k = StringCtor(key);
+    let out = '';
+    let last = 0;
+    for (let i = 0; i < k.length; i++) {
+      const c = ReflectApply(charCodeAt, k, [i]);
+      if (c < 0xD800 || c > 0xDFFF) continue;
+      if (c <= 0xDBFF && i + 1 < k.length) {
+        const d = ReflectApply(charCodeAt, k, [i + 1]);
+        if (d >= 0xDC00 && d <= 0xDFFF) {
+          i++;
+          continue;
+        }
+      }
+      out += ReflectApply(stringSlice, k, [last, i]) + '\uFFFD';
+      last = i + 1;
+    }
+    return last === 0 ? k : out + ReflectApply(stringSlice, k, [last]);
+  }
+  function store(key, value) {
+    const k = storeKey(key);
     let json;
     try {
       json = jsonOf(value, storeReplacer);
@@ -460,7 +482,7 @@
     ReflectApply(mapSet, stored, [k, json]);
   }
   function load(key) {
-    const json = ReflectApply(mapGet, stored, [StringCtor(key)]);
+    const json = ReflectApply(mapGet, stored, [storeKey(key)]);
     return json === undefined ? undefined : parse(json);
   }
 

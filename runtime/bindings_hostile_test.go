@@ -56,6 +56,20 @@ func TestStoreWritesBeforeExitAreKept(t *testing.T) {
 	assert.Equal(t, map[string]json.RawMessage{"k": json.RawMessage(`2`)}, res.StoreWrites)
 }
 
+func TestStoreKeysWithLoneSurrogatesLoadUnderTheKeyGoKeeps(t *testing.T) {
+	rt := newRuntime(t)
+	res := runReq(t, rt, CellRequest{Source: `const k = "k" + "😀".slice(0, 1);
+store(k, 1);
+return [load(k), load("k\uFFFD")];`})
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.Equal(t, []string{"[1,1]"}, texts(res), "the raw key and its well-formed form name one entry")
+	assert.Equal(t, map[string]json.RawMessage{"k\uFFFD": json.RawMessage(`1`)}, res.StoreWrites)
+
+	res = runReq(t, rt, CellRequest{Store: res.StoreWrites, Source: `return load("k" + "😀".slice(0, 1));`})
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.Equal(t, []string{"1"}, texts(res), "a later cell finds it by the key the script used")
+}
+
 func TestStoreEmptyKeyIsTypeError(t *testing.T) {
 	rt := newRuntime(t)
 	res := runReq(t, rt, CellRequest{Source: `store("", 1)`})

@@ -183,14 +183,15 @@ func hostFailure(err error) runtime.Result {
 
 // jsonResult is the --json output.
 type jsonResult struct {
-	Status protocol.Status     `json:"status"`
-	Items  []protocol.Item     `json:"items"`
-	Error  *protocol.ErrorInfo `json:"error,omitempty"`
-	Stats  protocol.Stats      `json:"stats"`
+	Status    protocol.Status     `json:"status"`
+	Items     []protocol.Item     `json:"items"`
+	Truncated bool                `json:"truncated,omitempty"`
+	Error     *protocol.ErrorInfo `json:"error,omitempty"`
+	Stats     protocol.Stats      `json:"stats"`
 }
 
 func printJSON(w io.Writer, res runtime.Result) error {
-	out := jsonResult{Status: res.Status, Items: res.Items, Error: res.Error, Stats: res.Stats}
+	out := jsonResult{Status: res.Status, Items: res.Items, Truncated: res.Truncated, Error: res.Error, Stats: res.Stats}
 	if out.Items == nil {
 		out.Items = []protocol.Item{}
 	}

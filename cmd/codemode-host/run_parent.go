@@ -71,7 +71,7 @@ func runAsParent(ctx context.Context, stderr io.Writer, c cell, tools []protocol
 	if err != nil {
 		return runtime.Result{}, err
 	}
-	items := res.Items
+	items, cut := res.Items, res.Truncated
 	for res.Status == protocol.StatusYielded {
 		cellID := res.Cell
 		if res, err = session.Wait(cellCtx, cellID, yield); err != nil && cellCtx.Err() != nil {
@@ -81,8 +81,9 @@ func runAsParent(ctx context.Context, stderr io.Writer, c cell, tools []protocol
 			return runtime.Result{}, err
 		}
 		items = append(items, res.Items...)
+		cut = cut || res.Truncated
 	}
-	return runtime.Result{CellID: res.Cell, Status: res.Status, Items: items, Error: res.Error, Stats: res.Stats}, nil
+	return runtime.Result{CellID: res.Cell, Status: res.Status, Items: items, Error: res.Error, Stats: res.Stats, Truncated: cut}, nil
 }
 
 // terminate stops a yielded cell whose time is up (why is the cell

@@ -113,9 +113,7 @@ func checkToolDef(strict bool, i int, d *ToolDef) error {
 	if !d.Kind.Valid() {
 		return badField("tools", "tool %q has unknown kind %q", d.QualifiedName(), string(d.Kind))
 	}
-	switch d.Exposure {
-	case "", ExposureDirect, ExposureDeferred, ExposureCodeModeOnly:
-	default:
+	if !CodeModeCallable(d.Exposure) {
 		return badField("tools", "tool %q has exposure %q; only direct, deferred and code_mode_only tools can be sent to the host", d.QualifiedName(), d.Exposure)
 	}
 	if err := checkJSON(strict, "tools.input_schema", d.InputSchema); err != nil {

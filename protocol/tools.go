@@ -27,7 +27,7 @@ func (k ToolKind) Valid() bool {
 }
 
 // Exposure strings as they appear in files, flags and on the wire. Only
-// direct, deferred and code_mode_only tools are ever sent to the host.
+// the ones CodeModeCallable accepts are ever sent to the host.
 const (
 	ExposureDirect            = "direct"
 	ExposureDeferred          = "deferred"
@@ -36,6 +36,19 @@ const (
 	ExposureDeferredModelOnly = "deferred_model_only"
 	ExposureHidden            = "hidden"
 )
+
+// CodeModeCallable reports whether scripts may call a tool of this
+// exposure: "" (direct), direct, deferred and code_mode_only. It is the
+// one rule of which tools reach the host: the host refuses the others in
+// exec.tools, the runtime does not bind them, and parents (the registry's
+// Code Mode set, `codemode-host run`) never send them.
+func CodeModeCallable(exposure string) bool {
+	switch exposure {
+	case "", ExposureDirect, ExposureDeferred, ExposureCodeModeOnly:
+		return true
+	}
+	return false
+}
 
 // ToolDef is one tool the parent enables for a cell. The host binds it into
 // the script as tools.<JSIdent(Namespace, Name)>.

@@ -93,8 +93,10 @@ func (e Exposure) IsDirect() bool { return e == Direct || e == DirectModelOnly }
 func (e Exposure) IsDeferred() bool { return e == Deferred || e == DeferredModelOnly }
 
 // InCodeMode reports whether scripts may call the tool. Only these tools
-// are ever sent to the host.
-func (e Exposure) InCodeMode() bool { return e == Direct || e == Deferred || e == CodeModeOnly }
+// are ever sent to the host. The rule is protocol.CodeModeCallable's.
+func (e Exposure) InCodeMode() bool {
+	return int(e) < len(exposureNames) && protocol.CodeModeCallable(exposureNames[e])
+}
 
 // Surfaces is the set of places an exposure offers a tool on.
 func (e Exposure) Surfaces() Surfaces {

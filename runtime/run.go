@@ -542,15 +542,13 @@ func kindOf(def protocol.ToolDef) protocol.ToolKind {
 }
 
 // Bindable returns the tools a cell binds, in order: it drops those whose
-// exposure keeps them out of Code Mode and those whose identifier an
-// earlier tool claimed, and names each dropped one and why. Safe from any
-// goroutine.
+// exposure keeps them out of Code Mode (protocol.CodeModeCallable) and
+// those whose identifier an earlier tool claimed, and names each dropped
+// one and why. Safe from any goroutine.
 func Bindable(defs []protocol.ToolDef) (bound []protocol.ToolDef, dropped []string) {
 	seen := map[string]string{}
 	for _, d := range defs {
-		switch d.Exposure {
-		case "", protocol.ExposureDirect, protocol.ExposureDeferred, protocol.ExposureCodeModeOnly:
-		default:
+		if !protocol.CodeModeCallable(d.Exposure) {
 			dropped = append(dropped, fmt.Sprintf("%s: exposure %q is not callable from scripts", d.QualifiedName(), d.Exposure))
 			continue
 		}

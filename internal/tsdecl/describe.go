@@ -60,11 +60,12 @@ func (e ExecOptions) ExecDescription(defs []protocol.ToolDef) string {
 
 	var declared, deferred []protocol.ToolDef
 	for _, d := range defs {
-		switch d.Exposure {
-		case "", protocol.ExposureDirect, protocol.ExposureCodeModeOnly:
-			declared = append(declared, d)
-		case protocol.ExposureDeferred:
+		switch {
+		case !protocol.CodeModeCallable(d.Exposure):
+		case d.Exposure == protocol.ExposureDeferred:
 			deferred = append(deferred, d)
+		default:
+			declared = append(declared, d)
 		}
 	}
 	if len(declared) > 0 {

@@ -18,6 +18,9 @@ func goldenCases() map[string]Message {
 		cases[m.Type()] = m
 	}
 	cases["tool.result.error"] = toolErrorResult()
+	for name, m := range variantSamples() {
+		cases[name] = m
+	}
 	return cases
 }
 

@@ -51,6 +51,14 @@ type Limits struct {
 	// half of FrameBytes (MaxStoreBytes), so a whole store always fits in
 	// the session.open that restores it.
 	StoreBytes uint32 `msgpack:"store_bytes,omitempty" json:"store_bytes,omitempty"`
+	// OutputBytes is the cell's output byte limit, whatever OutputTokens
+	// says: the most bytes of output one cell result carries (items as the
+	// output budget counts them), the longest text one text(), console.*
+	// call or return value makes (a longer one is cut in its middle, with
+	// a note where the cut is, and the result says truncated), and the
+	// largest image data URL (a larger one is a RangeError in the script).
+	// Default 1 MiB (DefaultOutputBytes).
+	OutputBytes uint32 `msgpack:"output_bytes,omitempty" json:"output_bytes,omitempty"`
 }
 
 // Frame size bounds.
@@ -65,6 +73,10 @@ const (
 
 // DefaultStoreBytes is the default per-session store limit (StoreBytes).
 const DefaultStoreBytes = 4 << 20
+
+// DefaultOutputBytes is the default output byte limit of a cell
+// (OutputBytes). The runtime's own default is this constant.
+const DefaultOutputBytes = 1 << 20
 
 // StoreEntryOverhead is what StoreCost adds for each key beyond its bytes:
 // it bounds how many entries a store of StoreBytes can hold, so the frame
@@ -101,6 +113,7 @@ var DefaultLimits = Limits{
 	SessionsPerHost:     64,
 	FrameBytes:          DefaultMaxFrame,
 	StoreBytes:          DefaultStoreBytes,
+	OutputBytes:         DefaultOutputBytes,
 }
 
 // WithDefaults returns l with every zero field set from DefaultLimits.
@@ -118,6 +131,7 @@ func (l Limits) WithDefaults() Limits {
 		SessionsPerHost:     or(l.SessionsPerHost, d.SessionsPerHost),
 		FrameBytes:          or(l.FrameBytes, d.FrameBytes),
 		StoreBytes:          min(or(l.StoreBytes, d.StoreBytes), MaxStoreBytes(or(l.FrameBytes, d.FrameBytes))),
+		OutputBytes:         or(l.OutputBytes, d.OutputBytes),
 	}
 }
 
@@ -144,6 +158,7 @@ func (l Limits) Merge(o Limits) Limits {
 	m.SourceBytes = tighten(m.SourceBytes, o.SourceBytes)
 	m.CellsPerSession = tighten(m.CellsPerSession, o.CellsPerSession)
 	m.StoreBytes = tighten(m.StoreBytes, o.StoreBytes)
+	m.OutputBytes = tighten(m.OutputBytes, o.OutputBytes)
 	return m
 }
 

@@ -49,3 +49,20 @@ func TestLimitsStoreBytesFitsHalfTheFrame(t *testing.T) {
 	assert.Equal(t, uint32(1000), Limits{}.Merge(Limits{StoreBytes: 1000}).StoreBytes, "an override tightens")
 	assert.Equal(t, 3+5+StoreEntryOverhead, StoreCost("abc", []byte("12345")))
 }
+
+func TestLimitsOutputBytesDefaultsToOneMiBAndOverridesTighten(t *testing.T) {
+	assert.Equal(t, uint32(DefaultOutputBytes), Limits{}.WithDefaults().OutputBytes)
+	assert.Equal(t, uint32(1<<20), uint32(DefaultOutputBytes))
+	assert.Equal(t, uint32(5000), Limits{}.Merge(Limits{OutputBytes: 5000}).OutputBytes, "an override tightens")
+	assert.Equal(t, uint32(5000), Limits{OutputBytes: 5000}.Merge(Limits{OutputBytes: 9000}).OutputBytes, "and never loosens")
+}
+
+func TestAnsweredTypeNamesTheRequestAReplyAnswers(t *testing.T) {
+	assert.Equal(t, TypeOpenSession, AnsweredType(TypeSessionOpened))
+	assert.Equal(t, TypeCloseSession, AnsweredType(TypeSessionClosed))
+	assert.Equal(t, TypeExec, AnsweredType(TypeExecStarted))
+	assert.Equal(t, TypePing, AnsweredType(TypePong))
+	assert.Equal(t, TypeHello, AnsweredType(TypeHelloOK))
+	assert.Equal(t, "", AnsweredType(TypeCellResult), "exec, wait or terminate: the caller knows")
+	assert.Equal(t, "", AnsweredType(TypeNotify))
+}

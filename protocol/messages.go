@@ -573,3 +573,27 @@ func Types() []string {
 	slices.Sort(ts)
 	return ts
 }
+
+// AnsweredType returns the type of the request a reply of type t answers,
+// for an error reply's FailedType when the reply itself cannot be sent:
+// "hello" for hello.ok, "exec" for exec.started, "ping" for pong, and so
+// on. A cell.result answers an exec, a wait or a terminate, which its type
+// does not say: AnsweredType returns "" for it, as for every type that is
+// not a reply (the caller knows which request it answers).
+func AnsweredType(t string) string {
+	switch t {
+	case TypeHelloOK, TypeHelloRejected:
+		return TypeHello
+	case TypeSessionOpened:
+		return TypeOpenSession
+	case TypeSessionClosed:
+		return TypeCloseSession
+	case TypeExecStarted:
+		return TypeExec
+	case TypeToolResult:
+		return TypeToolCall
+	case TypePong:
+		return TypePing
+	}
+	return ""
+}

@@ -59,3 +59,28 @@ func sampleOf(t string) Message {
 func toolErrorResult() *ToolResult {
 	return &ToolResult{ID: 2, Error: &ToolError{Code: CodeDenied, Message: "the user denied the call", Tool: "search"}}
 }
+
+// variantSamples are further frames of types already pinned, each with its
+// own golden file named <t>.<variant>: the shapes docs/PROTOCOL.md cites
+// for a rule.
+func variantSamples() map[string]Message {
+	return map[string]Message{
+		// A request whose id could not be read: an error with no id, a
+		// notice that answers no request.
+		"error.notice": &ErrorReply{Code: ErrCodeBadField, Message: "id: must be a positive integer", FailedType: TypeExec},
+		// A ping reusing the id of an exec still in flight: the error
+		// answers the ping only.
+		"error.duplicate": &ErrorReply{ID: 3, Code: ErrCodeDuplicateID,
+			Message:    "request id 3 is still in flight (exec, not answered yet); this error answers only this ping: send it again with a fresh id",
+			FailedType: TypePing},
+		// The host's answer to a first frame over the cap, before it
+		// closes: no id (the body was never read).
+		"error.toolarge": &ErrorReply{Code: ErrCodeTooLarge, Message: "frame of 9000000 bytes exceeds the 8388608-byte cap"},
+		// A result whose cell deleted "draft" (no value) and stored "seen".
+		"cell.result.store": &CellResult{
+			ID: 3, Session: "s1", Cell: "c2", Status: StatusCompleted,
+			Stats: Stats{WallMS: 1.5, CPUMS: 0.25, HeapPeak: 1 << 20},
+			Store: []StoreEntry{{Key: "draft"}, {Key: "seen", Value: json.RawMessage(`[1,2,3]`)}},
+		},
+	}
+}

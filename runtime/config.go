@@ -115,7 +115,7 @@ type Limits struct {
 	MaxOutputTokens int
 	// MaxOutputBytes bounds the Result's output as MaxOutputTokens does,
 	// in bytes, whatever the token limit, and so the memory a cell's
-	// output holds. Default 1 MiB.
+	// output holds. Default protocol.DefaultOutputBytes (1 MiB).
 	MaxOutputBytes int
 	// MaxSourceBytes refuses larger sources. Default 1 MiB.
 	MaxSourceBytes int
@@ -132,7 +132,7 @@ type Limits struct {
 // Default limits.
 const (
 	DefaultWallTime         = 60 * time.Second
-	DefaultMaxOutputBytes   = 1 << 20
+	DefaultMaxOutputBytes   = protocol.DefaultOutputBytes
 	DefaultMaxSourceBytes   = 1 << 20
 	DefaultMaxNotifications = 1000
 

@@ -38,29 +38,28 @@ type cell struct {
 	storeWrites []protocol.StoreEntry        // committed writes, for the final result
 	toolCalls   map[uint64]protocol.ToolCall // calls sent to the parent and not answered, by request id; cancelled by finish
 	nudged      bool                         // a notify or yield_control since the last result: the next wait returns at once
+	soon        *time.Timer                  // set once something new happened while waits were pending: answers them after wakeDelay
 }
 
 // pendingReq is an exec, wait or terminate awaiting its cell.result.
 type pendingReq struct {
 	id    uint64
+	t     string      // the request's type, for an error that replaces a refused result
 	timer *time.Timer // the yield timer; nil for terminate
 	wake  bool        // a wait: answered as soon as something new happens
-	soon  *time.Timer // set once something new happened: answers after wakeDelay
 }
 
-// stop stops the request's timers.
+// stop stops the request's timer.
 func (p *pendingReq) stop() {
 	if p.timer != nil {
 		p.timer.Stop()
 	}
-	if p.soon != nil {
-		p.soon.Stop()
-	}
 }
 
-// wakeDelay is how long a woken wait lingers so that a burst of output
-// (or the cell's end right after its last output, such as its return
-// value) lands in one result.
+// wakeDelay is the burst window: how long after the first new output or
+// notify the pending waits linger so that a burst of output (or the
+// cell's end right after its last output, such as its return value) lands
+// in one result. It is not extended by later output.
 const wakeDelay = 20 * time.Millisecond
 
 func newCell(s *server, sessionID, id string, lim protocol.Limits, stream bool) *cell {
@@ -126,21 +125,42 @@ func (c *cell) wakeWaits(nudge bool) {
 	c.wakeWaitsLocked(nudge)
 }
 
-// wakeWaitsLocked is wakeWaits for a caller that holds c.mu.
+// wakeWaitsLocked is wakeWaits for a caller that holds c.mu. An exec is
+// not woken: it is answered at the end, at its yield time or by
+// yield_control (a model pays a turn for every answer).
 func (c *cell) wakeWaitsLocked(nudge bool) {
 	woke := false
 	for _, p := range c.pending {
-		if !p.wake {
-			continue
+		if p.wake {
+			woke = true
+			break
 		}
-		woke = true
-		if p.soon == nil {
-			id := p.id
-			p.soon = time.AfterFunc(wakeDelay, func() { c.answerNow(id) })
-		}
+	}
+	if woke && c.soon == nil {
+		c.soon = time.AfterFunc(wakeDelay, c.answerWaits)
 	}
 	if !woke && nudge && c.result == nil {
 		c.nudged = true
+	}
+}
+
+// answerWaits answers every pending wait now, oldest first: the first
+// gets the output, the others an empty yielded result. Any goroutine.
+func (c *cell) answerWaits() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.soon = nil
+	if c.result != nil {
+		return // the final result answers them
+	}
+	var ids []uint64
+	for _, p := range c.pending {
+		if p.wake {
+			ids = append(ids, p.id)
+		}
+	}
+	for _, id := range ids {
+		c.answerLocked(id)
 	}
 }
 
@@ -153,17 +173,17 @@ const (
 	reqTerminate                // answered at the end only
 )
 
-// addRequest registers a request for the next cell.result; a yield of 0
-// means no yield timer. A wait is answered at once when output it has
-// not seen, a notify or a yield_control is already there. It returns
-// false when the cell is already closed.
-func (c *cell) addRequest(id uint64, kind reqKind, yield time.Duration) bool {
+// addRequest registers a request of type t for the next cell.result; a
+// yield of 0 means no yield timer. A wait is answered at once when output
+// it has not seen, a notify or a yield_control is already there. It
+// returns false when the cell is already closed.
+func (c *cell) addRequest(id uint64, t string, kind reqKind, yield time.Duration) bool {
 	c.mu.Lock()
 	if c.isClosed {
 		c.mu.Unlock()
 		return false
 	}
-	p := &pendingReq{id: id, wake: kind == reqWait}
+	p := &pendingReq{id: id, t: t, wake: kind == reqWait}
 	c.pending = append(c.pending, p)
 	if c.result != nil {
 		c.closeLocked()
@@ -189,6 +209,12 @@ func (c *cell) answerNow(id uint64) {
 	if c.result != nil {
 		return // the final result answers it
 	}
+	c.answerLocked(id)
+}
+
+// answerLocked is answerNow for a caller that holds c.mu, with the cell
+// still running.
+func (c *cell) answerLocked(id uint64) {
 	for i, p := range c.pending {
 		if p.id != id {
 			continue
@@ -199,10 +225,24 @@ func (c *cell) answerNow(id uint64) {
 		c.streamed = 0
 		c.nudged = false
 		c.srv.forgetRequest(id)
-		c.srv.send(&protocol.CellResult{ID: id, Session: c.session, Cell: c.id, Status: protocol.StatusYielded,
-			Items: items, Truncated: cut, Stats: c.statsLocked()})
+		if !c.hasWaitLocked() && c.soon != nil {
+			c.soon.Stop()
+			c.soon = nil
+		}
+		c.srv.sendReply(&protocol.CellResult{ID: id, Session: c.session, Cell: c.id, Status: protocol.StatusYielded,
+			Items: items, Truncated: cut, Stats: c.statsLocked()}, p.t)
 		return
 	}
+}
+
+// hasWaitLocked reports whether a wait is pending. Caller holds c.mu.
+func (c *cell) hasWaitLocked() bool {
+	for _, p := range c.pending {
+		if p.wake {
+			return true
+		}
+	}
+	return false
 }
 
 // yieldControl answers every pending exec and wait now, as the script
@@ -244,15 +284,20 @@ const (
 )
 
 // budget is the output budget of one cell.result that carries store: the
-// cell's output_tokens, within what the frame cap (FrameBytes) and the
-// decoder's protocol.MaxItems leave beside the store and the envelope, so
-// the result always encodes (runtime.Output applies it).
+// cell's output_tokens, within its output_bytes and what the frame cap
+// (FrameBytes) and the decoder's protocol.MaxItems leave beside the store
+// and the envelope, so the result always encodes (runtime.Output applies
+// it). A text the script cut at output_bytes is over it, so the result
+// says truncated and the note stands where the cut is.
 func (c *cell) budget(store []protocol.StoreEntry) runtime.Budget {
 	room := int(c.limits.FrameBytes) - resultEnvelopeBytes - len(c.session) - len(c.id)
 	values := protocol.MaxItems - resultEnvelopeValues
 	for _, e := range store {
 		room -= protocol.StoreCost(e.Key, e.Value)
 		values -= storeEntryValues
+	}
+	if c.limits.OutputBytes > 0 {
+		room = min(room, int(c.limits.OutputBytes))
 	}
 	b := runtime.TokenBudget(int(c.limits.OutputTokens), max(room, 1))
 	b.Items = max(1, min(runtime.MaxResultItems, values/itemValues))
@@ -303,11 +348,15 @@ func (c *cell) closeLocked() {
 	for _, p := range c.pending {
 		p.stop()
 		c.srv.forgetRequest(p.id)
-		c.srv.send(&protocol.CellResult{ID: p.id, Session: c.session, Cell: c.id, Status: res.Status,
-			Items: items, Truncated: cut, Error: errInfo, Stats: res.Stats, Store: store})
+		c.srv.sendReply(&protocol.CellResult{ID: p.id, Session: c.session, Cell: c.id, Status: res.Status,
+			Items: items, Truncated: cut, Error: errInfo, Stats: res.Stats, Store: store}, p.t)
 		items, cut, store = nil, false, nil
 	}
 	c.pending = nil
+	if c.soon != nil {
+		c.soon.Stop()
+		c.soon = nil
+	}
 	c.isClosed = true
 	c.srv.send(&protocol.CellClosed{Session: c.session, Cell: c.id})
 	c.srv.removeCell(c.session, c.id)

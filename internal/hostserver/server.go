@@ -88,16 +88,17 @@ type server struct {
 	limits protocol.Limits  // host limits, defaults filled in
 	caps   []string         // negotiated capabilities, set by the reader before any cell exists
 
-	mu       sync.Mutex
-	sessions map[string]*session
-	shutdown bool
+	mu         sync.Mutex
+	sessions   map[string]*session
+	cellCounts map[string]uint64 // cells started per session id, for the host's lifetime (see exec)
+	shutdown   bool
 
 	tools toolTable // tool calls waiting for their tool.result
 
 	baton *baton // set before the read loop starts, when the input can be lent to loops
 
 	reqMu    sync.Mutex
-	inflight map[uint64]*cell // exec, wait and terminate requests awaiting a cell.result
+	inflight map[uint64]inflightReq // requests not yet answered: exec, wait, terminate, session.close
 
 	shutdownDone chan struct{} // closed when a shutdown has drained everything
 
@@ -122,8 +123,9 @@ func newServer(w io.Writer, cfg Config) *server {
 		w:            w,
 		limits:       cfg.Limits.WithDefaults(),
 		sessions:     map[string]*session{},
+		cellCounts:   map[string]uint64{},
 		tools:        toolTable{calls: map[uint64]func(toolAnswer){}},
-		inflight:     map[uint64]*cell{},
+		inflight:     map[uint64]inflightReq{},
 		shutdownDone: make(chan struct{}),
 	}
 }
@@ -131,8 +133,16 @@ func newServer(w io.Writer, cfg Config) *server {
 // send queues m; a failure is logged (the connection is going away or the
 // message was refused by the encoder). A reply the encoder refuses still
 // answers its request: a cell.result is replaced by a smaller one (see
-// refusedResult), any other reply by an error reply.
+// refusedResult), any other reply by an error reply (too_large, say) whose
+// failed_t is the request's type (protocol.AnsweredType).
 func (s *server) send(m protocol.Message) {
+	s.sendReply(m, protocol.AnsweredType(m.Type()))
+}
+
+// sendReply is send for a reply to a request of type reqType (a
+// cell.result's exec, wait or terminate), which names the failed request
+// in the error that replaces a reply the encoder refuses.
+func (s *server) sendReply(m protocol.Message, reqType string) {
 	err := s.out.Send(m)
 	if err == nil {
 		return
@@ -152,7 +162,11 @@ func (s *server) send(m protocol.Message) {
 			return
 		}
 	}
-	if err := s.out.Send(&protocol.ErrorReply{ID: id, Code: pe.Code, Message: pe.Message, FailedType: m.Type()}); err != nil {
+	if reqType == "" {
+		reqType = m.Type()
+	}
+	msg := fmt.Sprintf("the host could not send its %s to this request: %s", m.Type(), pe.Message)
+	if err := s.out.Send(&protocol.ErrorReply{ID: id, Code: pe.Code, Message: msg, FailedType: reqType}); err != nil {
 		s.log.Error("a reply could not be sent", "t", m.Type(), "id", id, "error", err)
 	}
 }
@@ -383,21 +397,34 @@ func (s *server) badMessage(err error) {
 		return
 	}
 	s.log.Warn("bad message", "error", err)
-	if pe.Type == protocol.TypeToolResult {
+	switch {
+	case pe.Type == protocol.TypeToolResult && pe.ID != 0:
 		// The id is in the host's id space: fail that call rather than
 		// send an error the parent would match against its own requests.
 		s.tools.deliver(pe.ID, toolAnswer{err: &protocol.ToolError{Code: protocol.CodeInternal,
 			Message: "the parent sent a malformed tool.result: " + pe.Message}})
 		return
+	case pe.Type == protocol.TypeError:
+		return // an error is never answered with an error
+	case pe.Code == protocol.ErrCodeUnknownType && pe.ID == 0:
+		return // an event of a later version: ignored
 	}
-	if pe.ID != 0 {
-		s.send(pe.Reply())
-	}
+	// Without a readable id the error answers no request: it is a notice
+	// for the parent's log, and the connection stays up.
+	s.send(pe.Reply())
 }
 
 // dispatch handles one decoded message. Reader goroutine only; it never
 // blocks on a cell.
 func (s *server) dispatch(m protocol.Message) {
+	if req, ok := m.(protocol.Request); ok {
+		if t, busy := s.inFlight(req.RequestID()); busy {
+			s.replyError(req.RequestID(), m.Type(), protocol.ErrCodeDuplicateID,
+				"request id %d is still in flight (%s, not answered yet); this error answers only this %s: send it again with a fresh id",
+				req.RequestID(), t, m.Type())
+			return
+		}
+	}
 	if protocol.SentBy(m.Type())&protocol.FromParent == 0 {
 		if req, ok := m.(protocol.Request); ok {
 			s.replyError(req.RequestID(), m.Type(), protocol.ErrCodeUnexpected, "%s is sent by the host, not the parent", m.Type())
@@ -510,16 +537,33 @@ func (s *server) drain(grace time.Duration) {
 	}
 }
 
-// trackRequest records a pending exec, wait or terminate; false when the
-// id is already in flight.
-func (s *server) trackRequest(id uint64, c *cell) bool {
+// inflightReq is a request the host has not answered yet: its type and,
+// for exec, wait and terminate, its cell (nil for session.close).
+type inflightReq struct {
+	t    string
+	cell *cell
+}
+
+// trackRequest records a request of type t that is answered later (exec,
+// wait, terminate: by c's cell.result; session.close: by session.closed);
+// false when the id is already in flight. Every request whose id is in
+// flight is refused with duplicate_id (dispatch).
+func (s *server) trackRequest(id uint64, t string, c *cell) bool {
 	s.reqMu.Lock()
 	defer s.reqMu.Unlock()
 	if _, dup := s.inflight[id]; dup {
 		return false
 	}
-	s.inflight[id] = c
+	s.inflight[id] = inflightReq{t: t, cell: c}
 	return true
+}
+
+// inFlight returns the type of the request id that is still in flight.
+func (s *server) inFlight(id uint64) (string, bool) {
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
+	r, ok := s.inflight[id]
+	return r.t, ok
 }
 
 func (s *server) forgetRequest(id uint64) {
@@ -531,7 +575,7 @@ func (s *server) forgetRequest(id uint64) {
 // cancel answers the pending exec or wait target now.
 func (s *server) cancel(target uint64) {
 	s.reqMu.Lock()
-	c := s.inflight[target]
+	c := s.inflight[target].cell
 	s.reqMu.Unlock()
 	if c != nil {
 		c.answerNow(target)
@@ -539,6 +583,16 @@ func (s *server) cancel(target uint64) {
 }
 
 func (s *server) capable(c string) bool { return slices.Contains(s.caps, c) }
+
+// notNegotiated is the bad_field message for a request that uses
+// capability c (what says how) when the handshake did not select it: the
+// parent did not ask for it in hello, or this host does not offer it.
+func (s *server) notNegotiated(what, c string) string {
+	if slices.Contains(s.cfg.Capabilities, c) {
+		return fmt.Sprintf("%s, which needs capability %q, but the parent did not negotiate it: ask for it in hello", what, c)
+	}
+	return fmt.Sprintf("%s, which needs capability %q, but this host does not offer it (it offers %v): do without it, or use a host that offers it", what, c, s.cfg.Capabilities)
+}
 
 // stuckFlushWait bounds how long stuck waits for its frames to be written.
 const stuckFlushWait = time.Second

@@ -14,12 +14,11 @@ import (
 
 // session is one open session. Its fields are guarded by server.mu.
 type session struct {
-	id       string
-	limits   protocol.Limits
-	cells    map[string]*cell
-	nextCell uint64
-	closing  bool
-	store    map[string]json.RawMessage // committed store values, by key
+	id      string
+	limits  protocol.Limits
+	cells   map[string]*cell
+	closing bool
+	store   map[string]json.RawMessage // committed store values, by key
 }
 
 // liveCells lists the session's cells. Caller holds server.mu.
@@ -33,7 +32,7 @@ func (ss *session) liveCells() []*cell {
 
 func (s *server) openSession(m *protocol.OpenSession) {
 	if len(m.Store) > 0 && !s.capable(protocol.CapStore) {
-		s.replyError(m.ID, m.Type(), protocol.ErrCodeBadField, "session.open carries a store but this host does not offer capability %q; open the session without one", protocol.CapStore)
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeBadField, "%s", s.notNegotiated("session.open carries a store", protocol.CapStore))
 		return
 	}
 	var override protocol.Limits
@@ -88,6 +87,11 @@ func (s *server) closeSession(m *protocol.CloseSession) {
 		s.mu.Unlock()
 		return
 	}
+	if !s.trackRequest(m.ID, m.Type(), nil) {
+		s.mu.Unlock()
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", m.ID)
+		return
+	}
 	ss.closing = true
 	cells := ss.liveCells()
 	s.mu.Unlock()
@@ -103,6 +107,7 @@ func (s *server) closeSession(m *protocol.CloseSession) {
 		delete(s.sessions, m.Session)
 		s.mu.Unlock()
 		s.log.Debug("session closed", "session", m.Session)
+		s.forgetRequest(m.ID)
 		s.send(&protocol.SessionClosed{ID: m.ID, Session: m.Session})
 	}()
 }
@@ -110,13 +115,13 @@ func (s *server) closeSession(m *protocol.CloseSession) {
 func (s *server) exec(m *protocol.Exec) {
 	switch {
 	case m.Language == protocol.LangTS && !s.capable(protocol.CapTypeScript):
-		s.replyError(m.ID, m.Type(), protocol.ErrCodeBadField, "this host does not run TypeScript (capability %q); send language js", protocol.CapTypeScript)
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeBadField, "%s", s.notNegotiated("exec asks for language ts", protocol.CapTypeScript))
 		return
 	case m.Language != "" && m.Language != protocol.LangJS && m.Language != protocol.LangTS:
 		s.replyError(m.ID, m.Type(), protocol.ErrCodeBadField, "unknown language %q; send js", m.Language)
 		return
 	case m.Stream && !s.capable(protocol.CapStreamOutput):
-		s.replyError(m.ID, m.Type(), protocol.ErrCodeBadField, "exec asks for stream but capability %q was not negotiated; ask for it in hello", protocol.CapStreamOutput)
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeBadField, "%s", s.notNegotiated("exec asks for stream", protocol.CapStreamOutput))
 		return
 	}
 	s.mu.Lock()
@@ -145,9 +150,13 @@ func (s *server) exec(m *protocol.Exec) {
 		return
 	}
 	store := ss.storeSnapshot()
-	ss.nextCell++
-	c := newCell(s, ss.id, fmt.Sprintf("%sc%d", s.cfg.CellPrefix, ss.nextCell), lim, m.Stream)
-	if !s.trackRequest(m.ID, c) {
+	// Cell ids are unique within a session id for the host's lifetime: a
+	// session closed and opened again under its id numbers on, so a late
+	// wait for an old cell gets unknown_cell, never a new cell's result.
+	s.cellCounts[ss.id]++
+	c := newCell(s, ss.id, fmt.Sprintf("%sc%d", s.cfg.CellPrefix, s.cellCounts[ss.id]), lim, m.Stream)
+	if !s.trackRequest(m.ID, m.Type(), c) {
+		s.cellCounts[ss.id]--
 		s.mu.Unlock()
 		s.replyError(m.ID, m.Type(), protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", m.ID)
 		return
@@ -157,7 +166,7 @@ func (s *server) exec(m *protocol.Exec) {
 
 	// exec.started goes out before anything the cell can send.
 	s.send(&protocol.ExecStarted{ID: m.ID, Session: ss.id, Cell: c.id})
-	c.addRequest(m.ID, reqExec, yieldTime(m.YieldMS))
+	c.addRequest(m.ID, m.Type(), reqExec, yieldTime(m.YieldMS))
 	origin := m.Filename
 	if origin == "" {
 		origin = "cell.js"
@@ -188,7 +197,8 @@ func (s *server) exec(m *protocol.Exec) {
 
 // runtimeLimits maps a cell's effective protocol limits onto the runtime.
 // The output budget is applied per cell.result by the cell (see budget),
-// so the runtime itself does not truncate.
+// so the runtime itself does not truncate by tokens; OutputBytes bounds
+// what one output call hands over (a longer text is cut in the script).
 func runtimeLimits(lim protocol.Limits) runtime.Limits {
 	return runtime.Limits{
 		WallTime:               time.Duration(lim.WallTimeMS) * time.Millisecond,
@@ -197,6 +207,7 @@ func runtimeLimits(lim protocol.Limits) runtime.Limits {
 		MaxToolCalls:           int(lim.ToolCallsPerCell),
 		MaxConcurrentToolCalls: int(lim.ConcurrentToolCalls),
 		MaxOutputTokens:        -1,
+		MaxOutputBytes:         int(lim.OutputBytes),
 		MaxSourceBytes:         int(lim.SourceBytes),
 		MaxStoreBytes:          int(lim.StoreBytes),
 	}
@@ -242,11 +253,11 @@ func (s *server) cellRequest(id uint64, t, sessionID, cellID string, kind reqKin
 	if c == nil {
 		return nil
 	}
-	if !s.trackRequest(id, c) {
+	if !s.trackRequest(id, t, c) {
 		s.replyError(id, t, protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", id)
 		return nil
 	}
-	if !c.addRequest(id, kind, yield) {
+	if !c.addRequest(id, t, kind, yield) {
 		s.forgetRequest(id)
 		s.replyError(id, t, protocol.ErrCodeUnknownCell, "cell %q of session %q has finished and was closed", cellID, sessionID)
 		return nil
@@ -265,9 +276,11 @@ func (s *server) removeCell(sessionID, cellID string) {
 
 // commitStore applies a finished cell's store writes to its session (only
 // for a cell that completed or failed, DESIGN §5) and returns them sorted
-// by key for cell.result, or nil without the store capability.
+// by key for cell.result (an empty value: the key was deleted), or nil
+// without the store capability: then the session keeps its store in the
+// host all the same (later cells load it), and the parent is told nothing.
 func (s *server) commitStore(sessionID string, res runtime.Result) []protocol.StoreEntry {
-	if !s.capable(protocol.CapStore) || len(res.StoreWrites) == 0 {
+	if len(res.StoreWrites) == 0 {
 		return nil
 	}
 	if res.Status != protocol.StatusCompleted && res.Status != protocol.StatusFailed {
@@ -288,6 +301,9 @@ func (s *server) commitStore(sessionID string, res runtime.Result) []protocol.St
 		}
 	}
 	s.mu.Unlock()
+	if !s.capable(protocol.CapStore) {
+		return nil
+	}
 	slices.SortFunc(entries, func(a, b protocol.StoreEntry) int { return strings.Compare(a.Key, b.Key) })
 	return entries
 }

@@ -3,6 +3,8 @@ package hostserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -144,10 +146,22 @@ func (c *cell) startCall(call protocol.ToolCall, send func(protocol.Message) err
 	c.mu.Unlock()
 	if err := send(&protocol.ToolCallRequest{ID: id, ToolCall: call}); err != nil {
 		if fn, ok := t.take(id); ok {
-			fn(toolAnswer{err: &protocol.ToolError{Code: protocol.CodeInternal, Tool: call.QualifiedName(),
-				Message: "hostserver: the tool call could not be sent to the parent: " + err.Error()}})
+			fn(toolAnswer{err: c.unsentCall(call, err)})
 		}
 	}
+}
+
+// unsentCall is the error a call gets when its tool.call could not be
+// sent: limit_exceeded when it is too large for a frame (the script can
+// pass less), internal otherwise.
+func (c *cell) unsentCall(call protocol.ToolCall, err error) *protocol.ToolError {
+	if errors.Is(err, &protocol.ProtocolError{Code: protocol.ErrCodeTooLarge}) {
+		return &protocol.ToolError{Code: protocol.CodeLimitExceeded, Tool: call.QualifiedName(), Message: fmt.Sprintf(
+			"the input of %s is %d bytes, too large for one tool.call: a frame may be at most %d bytes (frame_bytes); pass less data in one call",
+			call.QualifiedName(), len(call.Input), c.limits.FrameBytes)}
+	}
+	return &protocol.ToolError{Code: protocol.CodeInternal, Tool: call.QualifiedName(),
+		Message: "hostserver: the tool call could not be sent to the parent: " + err.Error()}
 }
 
 // cancelToolLocked tells the parent call id is no longer wanted, unless

@@ -462,8 +462,16 @@
     }
     return last === 0 ? k : out + ReflectApply(stringSlice, k, [last]);
   }
+  // store(key, undefined), or store(key), deletes key: Go records the
+  // deletion (an empty value), and cell.result.store carries the key
+  // without a value.
   function store(key, value) {
     const k = storeKey(key);
+    if (value === undefined) {
+      hostStore(k, '');
+      ReflectApply(mapDelete, stored, [k]);
+      return;
+    }
     let json;
     try {
       json = jsonOf(value, storeReplacer);

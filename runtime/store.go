@@ -28,12 +28,14 @@ func (r *cellRun) Stopped() bool { return r.c.stopped() != nil }
 // Store implements jsbindings.Host: it checks the write and records it in
 // r.writes, which the cell's Result carries whatever ended it. The limit is
 // Limits.MaxStoreBytes over the snapshot the cell started with plus its own
-// writes, a replaced key's old value no longer counting.
+// writes, a replaced key's old value no longer counting. An empty value
+// (the script's store(key, undefined)) deletes key: it is recorded as an
+// empty value, which frees the key's bytes.
 func (r *cellRun) Store(key, value string) error {
 	if key == "" {
 		return &jsbindings.NamedError{Name: "TypeError", Message: "store: the key must be a non-empty string"}
 	}
-	if !protocol.ValidJSON([]byte(value)) {
+	if value != "" && !protocol.ValidJSON([]byte(value)) {
 		return &jsbindings.NamedError{Name: "TypeError", Message: fmt.Sprintf("store: the value of %s is not valid JSON", keyLabel(key))}
 	}
 	s := &r.script
@@ -44,13 +46,18 @@ func (r *cellRun) Store(key, value string) error {
 		s.storeCount = true
 	}
 	old := 0
-	if v, ok := r.writes[key]; ok {
-		old = protocol.StoreCost(key, v)
-	} else if v, ok := r.c.req.Store[key]; ok {
+	v, written := r.writes[key]
+	if !written {
+		v = r.c.req.Store[key]
+	}
+	if len(v) > 0 { // a deleted key costs nothing
 		old = protocol.StoreCost(key, v)
 	}
 	raw := json.RawMessage(value)
-	next := s.storeBytes - old + protocol.StoreCost(key, raw)
+	next := s.storeBytes - old
+	if value != "" {
+		next += protocol.StoreCost(key, raw)
+	}
 	if limit := r.c.req.Limits.MaxStoreBytes; next > limit && next > s.storeBytes {
 		return &jsbindings.NamedError{Name: "RangeError", Message: fmt.Sprintf(
 			"store: storing %s would make the session's store %d bytes, over its limit of %d bytes (store_bytes); store less, or overwrite keys you no longer need with a small value",

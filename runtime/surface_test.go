@@ -101,14 +101,14 @@ store("count", 3);
 store("obj", {list: [1, 2], when: "now"});
 const copy = load("obj"); copy.list.push(3);
 const errs = [];
-for (const bad of [undefined, () => 1, 10n, Symbol("s")]) {
+for (const bad of [() => 1, 10n, Symbol("s")]) { // store(k, undefined) deletes k
   try { store("bad", bad); } catch (e) { errs.push(e.name); }
 }
 const cyc = {}; cyc.self = cyc;
 try { store("cyc", cyc); } catch (e) { errs.push(e.message.slice(0, 30)); }
 return [fresh, load("count"), load("obj").list.length, load("missing"), errs];`})
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
-	assert.Equal(t, []string{`[1,3,2,null,["TypeError","TypeError","TypeError","TypeError","Unable to store \"cyc\": only JS"]]`}, texts(res))
+	assert.Equal(t, []string{`[1,3,2,null,["TypeError","TypeError","TypeError","Unable to store \"cyc\": only JS"]]`}, texts(res))
 	require.Len(t, res.StoreWrites, 2)
 	assert.JSONEq(t, `3`, string(res.StoreWrites["count"]))
 	assert.JSONEq(t, `{"list":[1,2],"when":"now"}`, string(res.StoreWrites["obj"]))

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,8 +65,13 @@ func locate(e *protocol.ErrorInfo, origin string, lastLine int, mapPos posMapper
 }
 
 // addHints makes the errors a model hits most often say what to do.
-func addHints(e *protocol.ErrorInfo, source string) {
+// tools are the cell's bound tools.
+func addHints(e *protocol.ErrorInfo, source string, tools []protocol.ToolDef) {
 	switch {
+	case e.Name == "TypeError" && strings.Contains(e.Message, " is not a function"):
+		if m := notATool.FindStringSubmatch(e.Message); m != nil {
+			e.Message += closestTools(m[1], tools)
+		}
 	case e.Name == "SyntaxError" && (strings.Contains(e.Message, "Cannot use import") || importAt(source, e.Line)):
 		e.Message += " (import is not supported in Code Mode: there are no modules; call tools as tools.<name>(args))"
 	case e.Name == "ReferenceError" && strings.HasPrefix(e.Message, "require is not defined"):
@@ -74,6 +80,88 @@ func addHints(e *protocol.ErrorInfo, source string) {
 		strings.HasPrefix(e.Message, "fetch is not defined")):
 		e.Message += " (Code Mode has no process, file system or network; use the tools bound as tools.<name>)"
 	}
+}
+
+// notATool finds V8's message for a call of a tool that is not bound:
+// "tools.serach_files is not a function".
+var notATool = regexp.MustCompile(`(?:^|\s)tools\.([^\s()\[\].]{1,200}) is not a function`)
+
+// maxClosest is how many bound tools a "not a function" hint names.
+const maxClosest = 3
+
+// closestTools is the hint for a call of tools.<name> that is not bound:
+// the bound identifiers closest to name, nearest first.
+func closestTools(name string, tools []protocol.ToolDef) string {
+	if len(tools) == 0 {
+		return "; no tools are bound in this cell"
+	}
+	want := strings.ToLower(protocol.JSIdent("", name))
+	type cand struct {
+		ident string
+		dist  int
+	}
+	cands := make([]cand, 0, len(tools))
+	for _, d := range tools {
+		id := protocol.JSIdent(d.Namespace, d.Name)
+		if id == name {
+			return "" // bound after all: the value is not what failed
+		}
+		dist := editDistance(want, strings.ToLower(id))
+		if strings.Contains(strings.ToLower(id), want) {
+			dist = min(dist, 2) // a short name for a namespaced tool
+		}
+		cands = append(cands, cand{id, dist})
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		if a.dist != b.dist {
+			return a.dist - b.dist
+		}
+		return strings.Compare(a.ident, b.ident)
+	})
+	if len(cands) > maxClosest {
+		cands = cands[:maxClosest]
+	}
+	names := make([]string, len(cands))
+	for i, c := range cands {
+		names[i] = "tools." + c.ident
+	}
+	if len(names) == 1 {
+		return "; the closest bound tool is " + names[0]
+	}
+	return "; the closest bound tools are " + strings.Join(names, ", ")
+}
+
+// maxEditLen bounds the strings editDistance compares in full: a longer
+// one is as far as its length.
+const maxEditLen = 256
+
+// editDistance is the optimal-string-alignment distance of a and b
+// (insertions, deletions, substitutions and swaps of neighbours, bytes).
+func editDistance(a, b string) int {
+	if len(a) > maxEditLen || len(b) > maxEditLen {
+		return max(len(a), len(b))
+	}
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
 
 // splitName splits "SyntaxError: Unexpected token" into its name and message.

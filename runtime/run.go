@@ -477,7 +477,7 @@ func (r *cellRun) failUnhandled() Result {
 
 func (r *cellRun) result(status protocol.Status, e *protocol.ErrorInfo) Result {
 	if e != nil {
-		addHints(e, r.c.req.Source)
+		addHints(e, r.c.req.Source, r.tools)
 	}
 	var last []protocol.Item
 	if r.returned != nil {

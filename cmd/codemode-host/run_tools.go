@@ -20,32 +20,41 @@ import (
 	"github.com/codemode-host/codemode-host/runtime"
 )
 
-// runTools are the tools of one `run`: a fixture file and MCP servers.
+// runTools are the tools of one `run`: a fixture file and MCP servers,
+// all registered in one registry, so run binds and checks them as a real
+// parent does: only the tools the registry's Code Mode set binds are sent
+// to the host, and every call goes through the registry's dispatch (kind
+// and input schema checks, with the registry's error texts).
 type runTools struct {
-	defs     []protocol.ToolDef
-	fixtures *fixture.Set
-	mcpSet   *registry.ToolSet
-	mcpNS    map[string]bool // namespaces served by MCP servers
-	servers  []*mcp.Server
-	stderr   io.Writer
+	defs    []protocol.ToolDef // the tools sent to the host
+	set     *registry.ToolSet  // nil when run has no tools
+	servers []*mcp.Server
+	stderr  io.Writer
 }
 
 // loadRunTools loads the fixture file (if any) and connects the MCP
 // servers (NAME=COMMAND ARGS… each). Close it when done.
 func loadRunTools(ctx context.Context, stderr io.Writer, toolsFile string, servers []string) (*runTools, error) {
-	t := &runTools{mcpNS: map[string]bool{}, stderr: stderr}
+	t := &runTools{stderr: stderr}
+	if toolsFile == "" && len(servers) == 0 {
+		return t, nil
+	}
+	// The registry's own log lines would repeat what run reports itself
+	// (a refused fixture tool, the tools left unbound): keep it quiet
+	// except while the MCP servers connect and serve calls.
+	logger := warnLogger("registry", stderr)
+	logger.SetLevel(hclog.Off)
+	reg := registry.New(registry.Config{Logger: logger})
 	if toolsFile != "" {
 		set, err := fixture.Load(toolsFile)
 		if err != nil {
 			return nil, usageError{err}
 		}
-		t.fixtures = set
-		t.defs = append(t.defs, set.Defs()...)
+		if err := set.AddTo(reg); err != nil {
+			return nil, usageError{fmt.Errorf("%s: %w", toolsFile, err)}
+		}
 	}
-	if len(servers) == 0 {
-		return t, nil
-	}
-	reg := registry.New(registry.Config{Logger: warnLogger("registry", stderr)})
+	logger.SetLevel(hclog.Warn)
 	for _, spec := range servers {
 		cfg, err := mcp.ParseFlag(spec)
 		if err != nil {
@@ -59,15 +68,16 @@ func loadRunTools(ctx context.Context, stderr io.Writer, toolsFile string, serve
 			return nil, fmt.Errorf("--mcp %q: %w", spec, err)
 		}
 		t.servers = append(t.servers, srv)
-		t.mcpNS[srv.Namespace()] = true
 	}
+	logger.SetLevel(hclog.Off)
 	set, err := reg.Finalize(registry.ModeCodeMode)
+	logger.SetLevel(hclog.Warn)
 	if err != nil {
 		t.Close()
 		return nil, err
 	}
-	t.mcpSet = set
-	t.defs = append(t.defs, set.CodeModeDefs()...)
+	t.set = set
+	t.defs = set.CodeModeDefs()
 	return t, nil
 }
 
@@ -78,32 +88,55 @@ func (t *runTools) Close() {
 	}
 }
 
-// CallTool implements bridge.ToolExecutor: MCP namespaces go to their
-// servers, everything else to the fixture file. MCP progress is printed
-// on stderr.
+// CallTool implements bridge.ToolExecutor: every call goes through the
+// registry's dispatch, to its fixture answer or its MCP server. MCP
+// progress is printed on stderr.
 func (t *runTools) CallTool(ctx context.Context, call protocol.ToolCall) (json.RawMessage, error) {
-	if t.mcpSet != nil && t.mcpNS[call.Namespace] {
-		name := call.QualifiedName()
-		ctx = registry.WithProgress(ctx, func(p registry.Progress) {
-			total := ""
-			if p.Total > 0 {
-				total = fmt.Sprintf("/%g", p.Total)
-			}
-			fmt.Fprintf(t.stderr, "[progress] %s #%d: %g%s %s\n", name, call.CallID, p.Progress, total, p.Message)
-		})
-		return t.mcpSet.CallTool(ctx, call)
+	if t.set == nil {
+		return nil, &protocol.ToolError{Code: protocol.CodeUnknownTool, Tool: call.QualifiedName(),
+			Message: "run has no tools; pass --tools FILE or --mcp NAME=COMMAND"}
 	}
-	if t.fixtures != nil {
-		return t.fixtures.CallTool(ctx, call)
+	name := call.QualifiedName()
+	ctx = registry.WithProgress(ctx, func(p registry.Progress) {
+		total := ""
+		if p.Total > 0 {
+			total = fmt.Sprintf("/%g", p.Total)
+		}
+		fmt.Fprintf(t.stderr, "[progress] %s #%d: %g%s %s\n", name, call.CallID, p.Progress, total, p.Message)
+	})
+	return t.set.CallTool(ctx, call)
+}
+
+// unbound names each registered tool scripts cannot call, and why, in
+// registration order.
+func (t *runTools) unbound() []string {
+	if t.set == nil {
+		return nil
 	}
-	return nil, &protocol.ToolError{Code: protocol.CodeUnknownTool, Tool: call.QualifiedName(),
-		Message: "run has no tools; pass --tools FILE or --mcp NAME=COMMAND"}
+	clash := map[registry.ToolName]registry.IdentClash{}
+	for _, c := range t.set.IdentClashes() {
+		clash[c.Loser.Key()] = c
+	}
+	var out []string
+	for _, info := range t.set.Tools() {
+		if !info.Exposure.InCodeMode() {
+			out = append(out, fmt.Sprintf("%s: exposure %q is not callable from scripts", info.Name, info.Exposure))
+		} else if c, ok := clash[info.Name.Key()]; ok {
+			out = append(out, fmt.Sprintf("%s: identifier tools.%s is already bound to %s", info.Name, c.Ident, c.Winner))
+		}
+	}
+	for _, n := range t.set.Dropped() {
+		out = append(out, fmt.Sprintf("%s: the name is reserved for the Code Mode %s tool", n, n.Name))
+	}
+	// The host binds what the registry bound; anything it would still
+	// drop is named too.
+	_, dropped := runtime.Bindable(t.defs)
+	return append(out, dropped...)
 }
 
 // warnUnbound says on stderr which tools scripts cannot call, and why.
 func (t *runTools) warnUnbound() {
-	_, dropped := runtime.Bindable(t.defs)
-	for _, d := range dropped {
+	for _, d := range t.unbound() {
 		fmt.Fprintf(t.stderr, "codemode-host: not bound: %s\n", d)
 	}
 }

@@ -2,6 +2,9 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,4 +107,21 @@ func TestSearchIndexIsRebuiltWhenANamespaceDescriptionChanges(t *testing.T) {
 	assert.NotSame(t, s2.search, s3.search, "the namespace's description changed")
 	assert.Equal(t, map[string]string{"mcp__w": "Weather"}, s3.search.nsDesc)
 	assert.Equal(t, 2, r.search.builds)
+}
+
+// An invalid-arguments message is the same text for the same call every
+// time: its problems are sorted by location, not in the validator's map
+// order.
+func TestInvalidArgumentsListTheProblemsInOneOrder(t *testing.T) {
+	schema := mustSchema(Plain("f"), `{"type": "object", "properties": {
+		"query": {"type": "string"}, "limit": {"type": "integer", "minimum": 1},
+		"mode": {"enum": ["a", "b"]}, "zeta": {"type": "boolean"}}}`)
+	input := json.RawMessage(`{"query": 5, "limit": 0, "mode": "c", "zeta": 1}`)
+	first := validateArgs(Plain("f"), schema, input)
+	for range 50 {
+		require.Equal(t, first, validateArgs(Plain("f"), schema, input))
+	}
+	lines := strings.Split(first, "\n")
+	require.Len(t, lines, 6, first)
+	assert.True(t, slices.IsSorted(lines[1:5]), first)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -73,7 +74,7 @@ func validateArgs(name ToolName, schema *jsonschema.Schema, input json.RawMessag
 }
 
 // describeValidation flattens a validation error into "- at <path>: <why>"
-// lines in the validator's order, without group headers, capped at
+// lines sorted by location, without group headers, capped at
 // maxSchemaErrors.
 func describeValidation(verr *jsonschema.ValidationError) string {
 	out := verr.BasicOutput()
@@ -101,6 +102,9 @@ func describeValidation(verr *jsonschema.ValidationError) string {
 	if len(lines) == 0 {
 		return "- " + strings.ReplaceAll(verr.Error(), "\n", " ")
 	}
+	// The validator walks a schema's properties in map order: sort, so a
+	// call gets the same text every time (and the top level first).
+	slices.Sort(lines)
 	if len(lines) > maxSchemaErrors {
 		n := len(lines) - maxSchemaErrors
 		lines = append(lines[:maxSchemaErrors], fmt.Sprintf("- and %d more", n))

@@ -301,17 +301,22 @@ func (c *Conn) shutdown(err error) {
 	c.log.Debug("connection ended", "error", err)
 }
 
+// cancelCall cancels and forgets the tool call the host numbered id.
+func (c *Conn) cancelCall(id uint64) {
+	c.mu.Lock()
+	tc := c.calls[id]
+	delete(c.calls, id)
+	c.mu.Unlock()
+	if tc != nil {
+		tc.cancel()
+	}
+}
+
 // dispatch routes one message. Reader goroutine only.
 func (c *Conn) dispatch(m protocol.Message) {
 	switch m := m.(type) {
 	case *protocol.ToolCancelled:
-		c.mu.Lock()
-		tc := c.calls[m.ID]
-		delete(c.calls, m.ID)
-		c.mu.Unlock()
-		if tc != nil {
-			tc.cancel()
-		}
+		c.cancelCall(m.ID)
 	case *protocol.Output:
 		c.event(Event{Kind: EventOutput, Session: m.Session, Cell: m.Cell, Items: m.Items})
 	case *protocol.Notify:
@@ -390,13 +395,7 @@ func (c *Conn) badMessage(err error) {
 		c.send(&protocol.ToolResult{ID: pe.ID, Error: &protocol.ToolError{Code: protocol.CodeInternal,
 			Message: "bridge: the parent could not decode this tool call (" + pe.Error() + "); it was not run: this is a bug in the host, report it"}})
 	case pe.Type == protocol.TypeToolCancelled: // the host's id space: cancel that call
-		c.mu.Lock()
-		tc := c.calls[pe.ID]
-		delete(c.calls, pe.ID)
-		c.mu.Unlock()
-		if tc != nil {
-			tc.cancel()
-		}
+		c.cancelCall(pe.ID)
 	case pe.Type == protocol.TypePing:
 		c.send(&protocol.Pong{ID: pe.ID})
 	case protocol.SentBy(pe.Type) == protocol.FromParent:

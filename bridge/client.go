@@ -156,10 +156,11 @@ func (c *Client) conn(ctx context.Context) (*Conn, error) {
 }
 
 // restore re-opens every session on a new host with its mirrored store.
-// A session the host refuses (or cannot be sent, or is not answered in
-// StartTimeout) is lost alone: its calls fail with a *SessionLostError
-// and the others keep working. Only the new host's death fails the
-// restore (the next call tries again with another host). The caller's
+// A session the host refuses (or that cannot be sent) is lost alone: its
+// calls fail with a *SessionLostError and the others keep working. The
+// new host's death, or a session.open it does not answer within
+// StartTimeout, fails the restore instead and loses no session (the next
+// call tries again with another host). The caller's
 // ctx ending does not cut it short: the sessions belong to every caller.
 func (c *Client) restore(ctx context.Context, h *hostProcess) error {
 	c.smu.Lock()
@@ -175,6 +176,12 @@ func (c *Client) restore(ctx context.Context, h *hostProcess) error {
 		}
 		if h.conn.Err() != nil {
 			return fmt.Errorf("bridge: re-opening session %q on a new host: %w", s.id, err)
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			// Not answered: the new host is at fault, not the session. Give
+			// this host up (the caller stops it) and lose no session; the
+			// next call starts another host.
+			return fmt.Errorf("bridge: the new host did not answer session.open of %q within %s; it was given up: %w", s.id, c.cfg.StartTimeout, err)
 		}
 		c.log.Warn("session not restored on the new host", "session", s.id, "error", err)
 		s.lost.Store(&SessionLostError{Session: s.id, Err: err})

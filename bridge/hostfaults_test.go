@@ -195,6 +195,29 @@ func TestAFailedRestoreLosesOnlyThatSession(t *testing.T) {
 	requireText(t, kept, "dump", `k="v";`)
 }
 
+func TestARestoreTheNewHostDoesNotAnswerLosesNoSession(t *testing.T) {
+	c := startFakeClient(t, Config{StartTimeout: 2 * time.Second})
+	ctx := context.Background()
+	muted, err := c.OpenSession(ctx, "mute-me", nil)
+	require.NoError(t, err)
+	kept, err := c.OpenSession(ctx, "kept", nil)
+	require.NoError(t, err)
+	_, err = fakeExec(t, kept, ctx, "exit 3")
+	require.ErrorIs(t, err, ErrHostDied)
+
+	// Every new host leaves mute-me's session.open unanswered: the call
+	// fails within one StartTimeout (and the stop of that host), and no
+	// session is marked lost, since the host was at fault.
+	within(t, 10*time.Second, "a call during a restore the host does not answer", func() {
+		_, err = fakeExec(t, kept, ctx, "ok x")
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `the new host did not answer session.open of "mute-me" within 2s`)
+	assert.NotErrorIs(t, err, ErrSessionLost)
+	assert.Nil(t, muted.lost.Load(), "the session is not lost")
+	assert.Nil(t, kept.lost.Load())
+}
+
 func TestStoreWritesAreMirroredFromWaitTerminateAndAnAbandonedExec(t *testing.T) {
 	c := startFakeClient(t, Config{})
 	ctx := context.Background()

@@ -92,10 +92,17 @@ func StoreCost(key string, value []byte) int {
 }
 
 // MaxStoreBytes returns the largest store limit a frame cap allows: half
-// of it, so a restored store plus its session.open envelope fits.
+// of it, so a restored store plus its session.open envelope fits, and
+// never so large that a store of small entries passes MaxItems.
 func MaxStoreBytes(frameBytes uint32) uint32 {
-	return or(frameBytes, DefaultMaxFrame) / 2
+	return min(or(frameBytes, DefaultMaxFrame)/2, maxStoreForItems)
 }
+
+// maxStoreForItems keeps a whole store within the decoder's MaxItems: an
+// entry is 5 msgpack values ({key, value} map) and costs at least
+// StoreEntryOverhead+2 bytes, and 4,096 values are left for the envelope
+// and a result's items.
+const maxStoreForItems = (MaxItems - 4096) / 5 * (StoreEntryOverhead + 2)
 
 // DefaultYieldMS is the yield time of exec and wait when they name none.
 const DefaultYieldMS = 10000

@@ -66,3 +66,10 @@ func TestAnsweredTypeNamesTheRequestAReplyAnswers(t *testing.T) {
 	assert.Equal(t, "", AnsweredType(TypeCellResult), "exec, wait or terminate: the caller knows")
 	assert.Equal(t, "", AnsweredType(TypeNotify))
 }
+
+func TestLimitsStoreBytesKeepsAStoreWithinMaxItems(t *testing.T) {
+	limit := MaxStoreBytes(HardMaxFrame)
+	entries := int(limit) / (StoreEntryOverhead + 2) // one-byte keys and values
+	assert.Less(t, entries*5+4096, MaxItems+1, "a store of the smallest entries still decodes")
+	assert.Equal(t, uint32(DefaultStoreBytes), Limits{}.WithDefaults().StoreBytes, "the default is below both caps")
+}

@@ -10,8 +10,8 @@ import (
 type Message interface {
 	// Type is the message's "t" tag, for example "tool.call".
 	Type() string
-	// check verifies the fields after decoding (strict: also that JSON
-	// values are valid JSON text) and before encoding (strict false).
+	// check verifies the fields after decoding and before encoding, both
+	// strict: JSON values must also be valid JSON text.
 	check(strict bool) error
 }
 

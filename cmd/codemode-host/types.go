@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/codemode-host/codemode-host/internal/fixture"
 	"github.com/codemode-host/codemode-host/internal/tsdecl"
 	"github.com/codemode-host/codemode-host/runtime"
 )
@@ -29,19 +28,20 @@ tool (--description), exactly as the model would see them.`,
 			if ts && description {
 				return usageError{errors.New("give --ts or --description, not both")}
 			}
-			set, err := fixture.Load(tools)
+			// The tools run would bind, by the same rule (registry's
+			// Code Mode set, then the host's binding).
+			rt, err := loadRunTools(cmd.Context(), cmd.ErrOrStderr(), tools, nil)
 			if err != nil {
-				return usageError{err}
+				return err
 			}
+			defer rt.Close()
 			out := cmd.OutOrStdout()
 			if description {
-				fmt.Fprintln(out, strings.TrimRight(tsdecl.ExecDescription(set.Defs()), "\n"))
+				fmt.Fprintln(out, strings.TrimRight(tsdecl.ExecDescription(rt.defs), "\n"))
 				return nil
 			}
-			bound, dropped := runtime.Bindable(set.Defs())
-			for _, d := range dropped {
-				fmt.Fprintf(cmd.ErrOrStderr(), "codemode-host: not bound: %s\n", d)
-			}
+			rt.warnUnbound()
+			bound, _ := runtime.Bindable(rt.defs)
 			fmt.Fprintln(out, strings.TrimRight(tsdecl.Declarations(bound), "\n"))
 			return nil
 		},

@@ -36,3 +36,21 @@ func TestTypesUsageErrors(t *testing.T) {
 		assert.NotEmpty(t, out.stderr, "%v", args)
 	}
 }
+
+// types shows the tools run binds, by run's rule: a tool the registry
+// keeps out of Code Mode (a reserved name, a model-only exposure) is not
+// declared, and stderr says why.
+func TestTypesDeclaresWhatRunBinds(t *testing.T) {
+	tools := writeTempFile(t, "tools.json", `{"tools": [
+  {"name": "exec", "result": 1},
+  {"name": "ask_user", "exposure": "direct_model_only", "result": 2},
+  {"name": "lookup", "result": 3}
+]}`)
+	out := runHost(t, "", "types", "--tools", tools)
+	require.Equal(t, 0, out.code, out.stderr)
+	assert.Contains(t, out.stdout, "lookup(")
+	assert.NotContains(t, out.stdout, "exec(")
+	assert.NotContains(t, out.stdout, "ask_user(")
+	assert.Contains(t, out.stderr, "not bound: exec: the name is reserved")
+	assert.Contains(t, out.stderr, `not bound: ask_user: exposure "direct_model_only"`)
+}

@@ -467,6 +467,12 @@
   // without a value.
   function store(key, value) {
     const k = storeKey(key);
+    if (k.length > limits.storeBytes) {
+      // Refused before it crosses; Go counts the store as a whole.
+      throw new RangeErrorCtor('store: storing ' + keyLabel(k) + " would make the session's store more than " +
+        limits.storeBytes + ' bytes, over its limit of ' + limits.storeBytes +
+        ' bytes (store_bytes); store less, or overwrite keys you no longer need with a small value');
+    }
     if (value === undefined) {
       hostStore(k, '');
       ReflectApply(mapDelete, stored, [k]);
@@ -483,8 +489,9 @@
     }
     if (k.length + json.length > limits.storeBytes) {
       // Refused before it crosses; Go counts the store as a whole.
-      throw new RangeErrorCtor('store: the key and JSON value of ' + keyLabel(k) + ' are ' + (k.length + json.length) +
-        " characters, more than the session's whole store may hold (" + limits.storeBytes + ' bytes, store_bytes); store less');
+      throw new RangeErrorCtor('store: storing ' + keyLabel(k) + " would make the session's store more than " +
+        limits.storeBytes + ' bytes, over its limit of ' + limits.storeBytes +
+        ' bytes (store_bytes); store less, or overwrite keys you no longer need with a small value');
     }
     hostStore(k, json);
     ReflectApply(mapSet, stored, [k, json]);

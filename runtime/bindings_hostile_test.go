@@ -141,7 +141,26 @@ store("w", big);  // 531 + 132 ("old": 1) + 531 = 1194
 	res = runReq(t, rt, CellRequest{Limits: lim, Source: `store("huge", "x".repeat(5e6))`})
 	require.Equal(t, protocol.StatusFailed, res.Status)
 	assert.Equal(t, "RangeError", res.Error.Name)
-	assert.Contains(t, res.Error.Message, `store: the key and JSON value of "huge" are 5000006 characters, more than the session's whole store may hold (1000 bytes, store_bytes)`)
+	assert.Contains(t, res.Error.Message, `store: storing "huge" would make the session's store more than 1000 bytes, over its limit of 1000 bytes (store_bytes)`)
+
+	res = runReq(t, rt, CellRequest{Limits: lim, Source: `store("k".repeat(5e6))`})
+	require.Equal(t, protocol.StatusFailed, res.Status, "a huge key is refused before it crosses, a deletion too")
+	assert.Equal(t, "RangeError", res.Error.Name)
+}
+
+// Deleting keys cannot grow what the cell records: only deletions of keys
+// the session held are recorded; a key written and deleted in the cell,
+// or never held, leaves nothing.
+func TestStoreDeletionsAreRecordedOnlyForKeysTheSessionHeld(t *testing.T) {
+	rt := newRuntime(t)
+	snap := map[string]json.RawMessage{"old": json.RawMessage(`1`)}
+	res := runReq(t, rt, CellRequest{Store: snap, Source: `
+for (let i = 0; i < 100000; i++) store("never" + i);
+store("mine", 2); store("mine");
+store("old");
+return [load("old"), load("mine")];`})
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.Equal(t, map[string]json.RawMessage{"old": json.RawMessage(``)}, res.StoreWrites)
 }
 
 // TestToolsNamedLikeObjectBuiltinsAreJustTools: each is callable, listed,

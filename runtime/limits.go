@@ -69,9 +69,10 @@ func (r *cellRun) watch(limit time.Duration) (stop func()) {
 					c.cpuNanos.Store(int64(now - start))
 				}
 				if ok && now-start > limit {
+					// Keep ticking: reassertStop must go on re-sending the
+					// stop in case V8 swallows it (halt ignores a second stop).
 					c.halt(protocol.StatusTimedOut, &protocol.ErrorInfo{Name: "TimeoutError",
 						Message: fmt.Sprintf("the script used more than its CPU-time limit of %s and was stopped", limit)})
-					return
 				}
 			}
 		}

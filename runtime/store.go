@@ -35,6 +35,11 @@ func (r *cellRun) Store(key, value string) error {
 	if key == "" {
 		return &jsbindings.NamedError{Name: "TypeError", Message: "store: the key must be a non-empty string"}
 	}
+	if r.c.stopped() != nil {
+		// The cell was stopped (exit() included) and V8 let some JS run on:
+		// nothing it stores may commit.
+		return nil
+	}
 	if value != "" && !protocol.ValidJSON([]byte(value)) {
 		return &jsbindings.NamedError{Name: "TypeError", Message: fmt.Sprintf("store: the value of %s is not valid JSON", keyLabel(key))}
 	}
@@ -53,6 +58,9 @@ func (r *cellRun) Store(key, value string) error {
 	if len(v) > 0 { // a deleted key costs nothing
 		old = protocol.StoreCost(key, v)
 	}
+	if value == "" && len(v) == 0 {
+		return nil // deleting what the session does not hold: nothing to record
+	}
 	raw := json.RawMessage(value)
 	next := s.storeBytes - old
 	if value != "" {
@@ -64,6 +72,13 @@ func (r *cellRun) Store(key, value string) error {
 			keyLabel(key), next, limit)}
 	}
 	s.storeBytes = next
+	if value == "" && len(r.c.req.Store[key]) == 0 {
+		// Written by this cell only: forget the write; the session never
+		// had the key. Only deletions of snapshot keys are recorded, so the
+		// records stay within the store's own size.
+		delete(r.writes, key)
+		return nil
+	}
 	if r.writes == nil {
 		r.writes = map[string]json.RawMessage{}
 	}
@@ -80,14 +95,10 @@ func keyLabel(key string) string {
 }
 
 // notifyBudget is how many bytes of notify texts a cell may send in all:
-// its output budget, MaxOutputTokens at bytesPerToken, or MaxOutputBytes
-// when it has no token limit.
+// its output budget (Limits.budget: the token budget, never more than
+// MaxOutputBytes).
 func (r *cellRun) notifyBudget() int {
-	lim := r.c.req.Limits
-	if lim.MaxOutputTokens > 0 {
-		return lim.MaxOutputTokens * bytesPerToken
-	}
-	return lim.MaxOutputBytes
+	return r.c.req.Limits.budget().Bytes
 }
 
 // checkNotify counts text against the cell's notify limits (the number of

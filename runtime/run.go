@@ -470,6 +470,10 @@ func (r *cellRun) failUnhandled() Result {
 	if err != nil || !ok {
 		info = protocol.ErrorInfo{Name: "Error", Message: "a promise was rejected and nothing handled it"}
 	}
+	if info.Stack == "" {
+		// A reason that is not an Error is described as "Uncaught <value>".
+		info.Message = strings.TrimPrefix(info.Message, "Uncaught ")
+	}
 	info.Message = "Uncaught (in promise) " + info.Message
 	r.locate(&info)
 	return r.failed(&info)

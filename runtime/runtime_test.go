@@ -183,6 +183,13 @@ func TestUnhandledRejectionFailsCell(t *testing.T) {
 	assert.Contains(t, res.Error.Message, "it broke")
 	assert.Equal(t, "ToolError", res.Error.Name)
 
+	res = run(t, rt, "Promise.reject(1);\nawait tools.echo({delay_ms: 20});")
+	require.Equal(t, protocol.StatusFailed, res.Status)
+	assert.Equal(t, "Uncaught (in promise) 1", res.Error.Message, "one prefix for a non-Error reason")
+
+	res = run(t, rt, "Promise.reject(new Error('Uncaught x'));\nawait tools.echo({delay_ms: 20});")
+	assert.Equal(t, "Uncaught (in promise) Uncaught x", res.Error.Message, "an Error's own message is kept")
+
 	res = run(t, rt, "const p = Promise.reject(new Error('x'));\np.catch(() => {});\nreturn 'ok';")
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 }

@@ -88,6 +88,11 @@ func runScript(ctx context.Context, stdout, stderr io.Writer, path string, o run
 	if err != nil {
 		return err
 	}
+	if source == "" {
+		// An empty file is an empty program, as a blank one is; the
+		// protocol's exec requires some source.
+		source = "\n"
+	}
 	lang, err := language(path, o.lang)
 	if err != nil {
 		return err

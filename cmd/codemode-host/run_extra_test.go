@@ -71,3 +71,11 @@ func TestRunLanguage(t *testing.T) {
 	assert.Equal(t, 2, out.code)
 	assert.Contains(t, out.stderr, "--lang must be js or ts")
 }
+
+// An empty script is an empty program: it completes with no output.
+func TestRunEmptyScriptCompletes(t *testing.T) {
+	out := runHost(t, "", "run", "-", "--json")
+	require.Equal(t, 0, out.code, "stdout: %s\nstderr: %s", out.stdout, out.stderr)
+	assert.Contains(t, out.stdout, `"status": "completed"`)
+	assert.Contains(t, out.stdout, `"items": []`)
+}

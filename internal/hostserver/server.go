@@ -545,17 +545,13 @@ type inflightReq struct {
 }
 
 // trackRequest records a request of type t that is answered later (exec,
-// wait, terminate: by c's cell.result; session.close: by session.closed);
-// false when the id is already in flight. Every request whose id is in
-// flight is refused with duplicate_id (dispatch).
-func (s *server) trackRequest(id uint64, t string, c *cell) bool {
+// wait, terminate: by c's cell.result; session.close: by session.closed).
+// Reader goroutine only: dispatch has already refused an id in flight
+// with duplicate_id, and only the reader adds ids, so id is free.
+func (s *server) trackRequest(id uint64, t string, c *cell) {
 	s.reqMu.Lock()
 	defer s.reqMu.Unlock()
-	if _, dup := s.inflight[id]; dup {
-		return false
-	}
 	s.inflight[id] = inflightReq{t: t, cell: c}
-	return true
 }
 
 // inFlight returns the type of the request id that is still in flight.

@@ -87,11 +87,7 @@ func (s *server) closeSession(m *protocol.CloseSession) {
 		s.mu.Unlock()
 		return
 	}
-	if !s.trackRequest(m.ID, m.Type(), nil) {
-		s.mu.Unlock()
-		s.replyError(m.ID, m.Type(), protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", m.ID)
-		return
-	}
+	s.trackRequest(m.ID, m.Type(), nil)
 	ss.closing = true
 	cells := ss.liveCells()
 	s.mu.Unlock()
@@ -155,12 +151,7 @@ func (s *server) exec(m *protocol.Exec) {
 	// wait for an old cell gets unknown_cell, never a new cell's result.
 	s.cellCounts[ss.id]++
 	c := newCell(s, ss.id, fmt.Sprintf("%sc%d", s.cfg.CellPrefix, s.cellCounts[ss.id]), lim, m.Stream)
-	if !s.trackRequest(m.ID, m.Type(), c) {
-		s.cellCounts[ss.id]--
-		s.mu.Unlock()
-		s.replyError(m.ID, m.Type(), protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", m.ID)
-		return
-	}
+	s.trackRequest(m.ID, m.Type(), c)
 	ss.cells[c.id] = c
 	s.mu.Unlock()
 
@@ -253,10 +244,7 @@ func (s *server) cellRequest(id uint64, t, sessionID, cellID string, kind reqKin
 	if c == nil {
 		return nil
 	}
-	if !s.trackRequest(id, t, c) {
-		s.replyError(id, t, protocol.ErrCodeDuplicateID, "request id %d is still in flight; use a fresh id", id)
-		return nil
-	}
+	s.trackRequest(id, t, c)
 	if !c.addRequest(id, t, kind, yield) {
 		s.forgetRequest(id)
 		s.replyError(id, t, protocol.ErrCodeUnknownCell, "cell %q of session %q has finished and was closed", cellID, sessionID)

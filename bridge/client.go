@@ -18,17 +18,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 
+	"github.com/codemode-host/codemode-host/launch"
 	"github.com/codemode-host/codemode-host/protocol"
 )
-
-// HostLimitsEnv is the environment variable through which Config.HostLimits
-// reaches a launched host, as the JSON of protocol.Limits.
-const HostLimitsEnv = "CODEMODE_HOST_LIMITS"
-
-// CellPrefixEnv is the environment variable through which the bridge
-// gives a restarted host a prefix for its cell ids ("r2." for the second
-// host), so cell ids of a dead host are never reused.
-const CellPrefixEnv = "CODEMODE_HOST_CELL_PREFIX"
 
 // Config configures Start. Executor is required; every other zero field
 // takes the default its doc names.
@@ -251,7 +243,7 @@ func deathSummary(err error) string {
 }
 
 // cellGen returns the number of the host a cell id came from: "r<n>."
-// prefixes the ids of host n > 1 (see CellPrefixEnv).
+// prefixes the ids of host n > 1 (see launch.CellPrefixEnv).
 func cellGen(cell string) int {
 	rest, ok := strings.CutPrefix(cell, "r")
 	if !ok {
@@ -297,17 +289,17 @@ func (c *Client) launch(ctx context.Context, gen int) (*hostProcess, error) {
 	cmd.Env = append(cmd.Env, c.cfg.Env...)
 	if c.cfg.HostLimits != nil {
 		b, _ := json.Marshal(c.cfg.HostLimits)
-		cmd.Env = append(cmd.Env, HostLimitsEnv+"="+string(b))
+		cmd.Env = append(cmd.Env, launch.LimitsEnv+"="+string(b))
 	}
 	if gen > 1 {
-		cmd.Env = append(cmd.Env, fmt.Sprintf("%s=r%d.", CellPrefixEnv, gen))
+		cmd.Env = append(cmd.Env, fmt.Sprintf("%s=r%d.", launch.CellPrefixEnv, gen))
 	}
 	cmd.ExtraFiles = []*os.File{toHostR, fromHostW} // fd 3, fd 4 in the host
 	setParentDeathSignal(cmd)
 	h := &hostProcess{gen: gen, cmd: cmd, stderr: newTailWriter(c.cfg.StderrLines)}
 	h.plugin = plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  Handshake,
-		VersionedPlugins: PluginSets(""),
+		HandshakeConfig:  launch.Handshake,
+		VersionedPlugins: launch.PluginSets(""),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolNetRPC},
 		StartTimeout:     c.cfg.StartTimeout,
@@ -361,15 +353,15 @@ func dispenseVersion(pc *plugin.Client) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	raw, err := rpc.Dispense(PluginName)
+	raw, err := rpc.Dispense(launch.PluginName)
 	if err != nil {
 		return "", err
 	}
-	info, ok := raw.(*hostInfoClient)
+	info, ok := raw.(*launch.HostInfoClient)
 	if !ok {
-		return "", fmt.Errorf("plugin %q is a %T, not the codemode-host plugin", PluginName, raw)
+		return "", fmt.Errorf("plugin %q is a %T, not the codemode-host plugin", launch.PluginName, raw)
 	}
-	return info.version()
+	return info.Version()
 }
 
 // deathError describes the host's end: it waits briefly for the process

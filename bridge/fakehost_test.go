@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/codemode-host/codemode-host/launch"
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
@@ -74,12 +75,12 @@ type fakeCell struct {
 
 func runFakeHost() int {
 	go func() {
-		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: Handshake, VersionedPlugins: PluginSets("fake"),
+		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: launch.Handshake, VersionedPlugins: launch.PluginSets("fake"),
 			Logger: hclog.NewNullLogger()})
 		os.Exit(0) // go-plugin's Kill asked us to quit
 	}()
 	in, out := os.NewFile(3, "frames-in"), os.NewFile(4, "frames-out")
-	prefix := os.Getenv(CellPrefixEnv)
+	prefix := os.Getenv(launch.CellPrefixEnv)
 	h := &fakeHost{fr: protocol.NewFrameReader(in, 0), fw: protocol.NewFrameWriter(out, 0), out: out,
 		restarted: prefix != "", prefix: prefix, stores: map[string]map[string]json.RawMessage{},
 		cells: map[string]*fakeCell{}, calls: map[uint64]*fakeCell{}}

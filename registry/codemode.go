@@ -10,8 +10,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/codemode-host/codemode-host/internal/tsdecl"
 	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/tsdecl"
 )
 
 // waitSchema is the input schema of the model-facing wait tool.

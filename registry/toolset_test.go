@@ -6,9 +6,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/codemode-host/codemode-host/internal/tsdecl"
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/registry"
+	"github.com/codemode-host/codemode-host/tsdecl"
 )
 
 // sixTools registers one tool per exposure, named after it.

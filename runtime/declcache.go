@@ -4,8 +4,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/codemode-host/codemode-host/internal/tsdecl"
 	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/tsdecl"
 )
 
 // declCache remembers rendered tool declarations: a parent sends the same

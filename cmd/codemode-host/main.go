@@ -20,6 +20,8 @@ import (
 	goruntime "runtime"
 
 	"github.com/spf13/cobra"
+
+	"github.com/codemode-host/codemode-host/launch"
 )
 
 func init() {
@@ -41,7 +43,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
-	if launchedAsPlugin() {
+	if launch.Launched() {
 		os.Exit(servePlugin())
 	}
 	os.Exit(execute(os.Args[1:]))

@@ -9,15 +9,9 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 
-	"github.com/codemode-host/codemode-host/bridge"
+	"github.com/codemode-host/codemode-host/launch"
 	"github.com/codemode-host/codemode-host/protocol"
 )
-
-// launchedAsPlugin reports whether the bridge started this process through
-// go-plugin (its magic cookie is in the environment).
-func launchedAsPlugin() bool {
-	return os.Getenv(bridge.Handshake.MagicCookieKey) == bridge.Handshake.MagicCookieValue
-}
 
 // servePlugin serves frames on fd 3 (in) and fd 4 (out) while go-plugin
 // runs its handshake and control RPC on stdout and a socket. It returns the
@@ -38,8 +32,8 @@ func servePlugin() int {
 	quit := make(chan struct{})
 	go func() {
 		plugin.Serve(&plugin.ServeConfig{
-			HandshakeConfig:  bridge.Handshake,
-			VersionedPlugins: bridge.PluginSets(Version),
+			HandshakeConfig:  launch.Handshake,
+			VersionedPlugins: launch.PluginSets(Version),
 			Logger:           log.Named("plugin"),
 		})
 		close(quit)
@@ -77,16 +71,16 @@ const quitLinger = 5 * time.Millisecond
 // go-plugin's quit before it exits anyway.
 const pluginQuitWait = 2 * time.Second
 
-// hostLimits reads the host's limits from bridge.HostLimitsEnv (JSON of
+// hostLimits reads the host's limits from launch.LimitsEnv (JSON of
 // protocol.Limits); unset means the defaults.
 func hostLimits() (protocol.Limits, error) {
 	var l protocol.Limits
-	s := os.Getenv(bridge.HostLimitsEnv)
+	s := os.Getenv(launch.LimitsEnv)
 	if s == "" {
 		return l, nil
 	}
 	if err := json.Unmarshal([]byte(s), &l); err != nil {
-		return l, fmt.Errorf("%s is not the JSON of protocol limits (for example {\"wall_ms\": 60000}): %w", bridge.HostLimitsEnv, err)
+		return l, fmt.Errorf("%s is not the JSON of protocol limits (for example {\"wall_ms\": 60000}): %w", launch.LimitsEnv, err)
 	}
 	return l, nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/codemode-host/codemode-host/bridge"
-	"github.com/codemode-host/codemode-host/internal/fixture"
+	"github.com/codemode-host/codemode-host/cmd/codemode-host/internal/fixture"
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/registry"
 	"github.com/codemode-host/codemode-host/registry/mcp"

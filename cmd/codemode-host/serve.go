@@ -9,9 +9,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
-	"github.com/codemode-host/codemode-host/bridge"
-	"github.com/codemode-host/codemode-host/internal/hostserver"
+	"github.com/codemode-host/codemode-host/hostserver"
 	"github.com/codemode-host/codemode-host/internal/nbpipe"
+	"github.com/codemode-host/codemode-host/launch"
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/runtime"
 )
@@ -52,7 +52,7 @@ inside V8 (it is reported to the parent first; start a new host).`,
 // CODEMODE_HOST_LOG_LEVEL
 // (trace, debug, info, warn, error) sets its level; default info.
 func newHostLogger(w io.Writer) hclog.Logger {
-	level := hclog.LevelFromString(os.Getenv("CODEMODE_HOST_LOG_LEVEL"))
+	level := hclog.LevelFromString(os.Getenv(launch.LogLevelEnv))
 	if level == hclog.NoLevel {
 		level = hclog.Info
 	}
@@ -63,10 +63,10 @@ func newHostLogger(w io.Writer) hclog.Logger {
 // handshake or broken framing exits with status 2.
 func serveFrames(in io.Reader, out io.WriteCloser, limits protocol.Limits, log hclog.Logger, onShutdown func()) error {
 	var rcfg runtime.Config
-	if v := os.Getenv(stuckAfterEnv); v != "" {
+	if v := os.Getenv(launch.StuckAfterEnv); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			log.Error("ignoring a bad "+stuckAfterEnv+"; want a positive Go duration such as 5s", "value", v)
+			log.Error("ignoring a bad "+launch.StuckAfterEnv+"; want a positive Go duration such as 5s", "value", v)
 		} else {
 			rcfg.StuckAfter = d
 		}
@@ -75,7 +75,7 @@ func serveFrames(in io.Reader, out io.WriteCloser, limits protocol.Limits, log h
 		out = nbpipe.Wrap(f) // tool calls leave from the loop's own thread
 	}
 	err := hostserver.Serve(in, out, hostserver.Config{HostVersion: Version, Limits: limits, Logger: log,
-		CellPrefix: os.Getenv(bridge.CellPrefixEnv), Runtime: rcfg,
+		CellPrefix: os.Getenv(launch.CellPrefixEnv), Runtime: rcfg,
 		OnShutdown: onShutdown, OnStuck: exitStuck(log),
 		// Before the first request is read: reading /proc/self/maps
 		// takes tens of microseconds.
@@ -88,9 +88,6 @@ func serveFrames(in io.Reader, out io.WriteCloser, limits protocol.Limits, log h
 	}
 	return exitError{2}
 }
-
-// stuckAfterEnv sets runtime.Config.StuckAfter (a Go duration).
-const stuckAfterEnv = "CODEMODE_HOST_STUCK_AFTER"
 
 // exitStuckStatus is the exit status of a host that had a stuck cell.
 const exitStuckStatus = 3

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/codemode-host/codemode-host/internal/tsdecl"
 	"github.com/codemode-host/codemode-host/runtime"
+	"github.com/codemode-host/codemode-host/tsdecl"
 )
 
 func newTypesCmd() *cobra.Command {

@@ -47,8 +47,8 @@ func checkGolden(t *testing.T, file, got string) {
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden; run UPDATE_GOLDEN=1 go test ./internal/tsdecl")
-	assert.Equal(t, string(want), got, "golden %s differs; run UPDATE_GOLDEN=1 go test ./internal/tsdecl and review the diff", path)
+	require.NoError(t, err, "missing golden; run UPDATE_GOLDEN=1 go test ./tsdecl")
+	assert.Equal(t, string(want), got, "golden %s differs; run UPDATE_GOLDEN=1 go test ./tsdecl and review the diff", path)
 }
 
 func TestDeclarationsMatchGoldens(t *testing.T) {

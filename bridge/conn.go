@@ -466,7 +466,7 @@ func (c *Conn) startToolCall(m *protocol.ToolCallRequest, alone bool) bool {
 // cancelled it meanwhile.
 func (c *Conn) runToolCall(ctx context.Context, cancel context.CancelFunc, m *protocol.ToolCallRequest) {
 	defer cancel()
-	value, err := callSafely(ctx, c.cfg.Executor, m.ToolCall)
+	value, err := protocol.Guard("the tool executor", func() (json.RawMessage, error) { return c.cfg.Executor.CallTool(ctx, m.ToolCall) })
 	c.mu.Lock()
 	_, live := c.calls[m.ID]
 	delete(c.calls, m.ID)
@@ -477,7 +477,7 @@ func (c *Conn) runToolCall(ctx context.Context, cancel context.CancelFunc, m *pr
 	res := &protocol.ToolResult{ID: m.ID}
 	switch {
 	case err != nil:
-		res.Error = toolError(err, m.ToolCall)
+		res.Error = protocol.AsToolError(err, m.QualifiedName())
 	case len(value) > 0 && !protocol.ValidJSON(value):
 		res.Error = &protocol.ToolError{Code: protocol.CodeInternal, Tool: m.QualifiedName(),
 			Message: "the tool returned invalid JSON; fix the tool's executor"}
@@ -489,31 +489,6 @@ func (c *Conn) runToolCall(ctx context.Context, cancel context.CancelFunc, m *pr
 		c.send(&protocol.ToolResult{ID: m.ID, Error: &protocol.ToolError{Code: protocol.CodeInternal,
 			Tool: m.QualifiedName(), Message: "bridge: the tool's result could not be sent: " + err.Error()}})
 	}
-}
-
-func callSafely(ctx context.Context, x ToolExecutor, call protocol.ToolCall) (v json.RawMessage, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = &protocol.ToolError{Code: protocol.CodeInternal, Message: fmt.Sprintf("the tool executor panicked: %v", p)}
-		}
-	}()
-	return x.CallTool(ctx, call)
-}
-
-func toolError(err error, call protocol.ToolCall) *protocol.ToolError {
-	var te *protocol.ToolError
-	if errors.As(err, &te) {
-		out := *te
-		if out.Tool == "" {
-			out.Tool = call.QualifiedName()
-		}
-		return &out
-	}
-	code := protocol.CodeToolFailed
-	if errors.Is(err, context.Canceled) {
-		code = protocol.CodeCancelled
-	}
-	return &protocol.ToolError{Code: code, Message: err.Error(), Tool: call.QualifiedName()}
 }
 
 // start registers a request and sends it.

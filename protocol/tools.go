@@ -1,7 +1,9 @@
 package protocol
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -181,4 +183,39 @@ func (e *ToolError) Error() string {
 		return fmt.Sprintf("%s: %s (%s)", e.Tool, e.Message, e.Code)
 	}
 	return fmt.Sprintf("%s (%s)", e.Message, e.Code)
+}
+
+// AsToolError is the one mapping from a Go error to the ToolError a
+// script sees: a *ToolError anywhere in err's chain keeps its code and
+// message (tool, when not empty, fills in a missing Tool), a cancelled
+// context becomes CodeCancelled, and anything else CodeToolFailed. It
+// returns a fresh value; err is not changed.
+func AsToolError(err error, tool string) *ToolError {
+	var te *ToolError
+	if errors.As(err, &te) {
+		out := *te
+		if out.Tool == "" {
+			out.Tool = tool
+		}
+		return &out
+	}
+	code := CodeToolFailed
+	if errors.Is(err, context.Canceled) {
+		code = CodeCancelled
+	}
+	return &ToolError{Code: code, Message: err.Error(), Tool: tool}
+}
+
+// Guard runs f and turns a panic in it into a ToolError of code
+// CodeInternal whose message starts with who ("the tool executor
+// panicked: …"). It is the one recover around code a parent or a test
+// plugs in: executors, tool callers and registry tools.
+func Guard[T any](who string, f func() (T, error)) (v T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			var zero T
+			v, err = zero, &ToolError{Code: CodeInternal, Message: fmt.Sprintf("%s panicked: %v", who, p)}
+		}
+	}()
+	return f()
 }

@@ -205,12 +205,8 @@ func (s *ToolSet) execute(ctx context.Context, e *entry, call Call) (Output, *pr
 	}
 	var terr *protocol.ToolError
 	switch {
-	case errors.As(err, &terr):
-		c := *terr
-		if c.Tool == "" {
-			c.Tool = call.Name.String()
-		}
-		return Output{}, &c
+	case errors.As(err, &terr): // a panic in the tool is one too
+		return Output{}, protocol.AsToolError(err, call.Name.String())
 	case ctx.Err() != nil:
 		return Output{}, cancelled(call.Name, ctx)
 	}
@@ -218,13 +214,8 @@ func (s *ToolSet) execute(ctx context.Context, e *entry, call Call) (Output, *pr
 }
 
 // runTool calls the tool, turning a panic into an internal error.
-func runTool(ctx context.Context, e *entry, inv Invocation) (out Output, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = toolError(protocol.CodeInternal, e.name, "registry: tool %s panicked: %v", e.name.String(), p)
-		}
-	}()
-	return e.tool.Call(ctx, inv)
+func runTool(ctx context.Context, e *entry, inv Invocation) (Output, error) {
+	return protocol.Guard("registry: tool "+e.name.String(), func() (Output, error) { return e.tool.Call(ctx, inv) })
 }
 
 func cancelled(name ToolName, ctx context.Context) *protocol.ToolError {

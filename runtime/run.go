@@ -315,28 +315,18 @@ func (r *cellRun) start(id uint64, call protocol.ToolCall) {
 
 // startSafely starts an asynchronous call and turns a panic into its result.
 func startSafely(ctx context.Context, ac AsyncToolCaller, call protocol.ToolCall, done func(json.RawMessage, error)) {
-	defer func() {
-		if p := recover(); p != nil {
-			done(nil, panicked(p))
-		}
-	}()
-	ac.StartToolCall(ctx, call, done)
+	if _, err := protocol.Guard(callerWho, func() (struct{}, error) { ac.StartToolCall(ctx, call, done); return struct{}{}, nil }); err != nil {
+		done(nil, err)
+	}
 }
 
 // callSafely calls the tool and turns a panic into an error.
-func callSafely(ctx context.Context, caller ToolCaller, call protocol.ToolCall) (v json.RawMessage, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = panicked(p)
-		}
-	}()
-	return caller.CallTool(ctx, call)
+func callSafely(ctx context.Context, caller ToolCaller, call protocol.ToolCall) (json.RawMessage, error) {
+	return protocol.Guard(callerWho, func() (json.RawMessage, error) { return caller.CallTool(ctx, call) })
 }
 
-// panicked is the error a call whose ToolCaller panicked fails with.
-func panicked(p any) error {
-	return &protocol.ToolError{Code: protocol.CodeInternal, Message: fmt.Sprintf("the tool caller panicked: %v", p)}
-}
+// callerWho names the ToolCaller in the error of a call it panicked in.
+const callerWho = "the tool caller"
 
 // settle resolves or rejects call id's promise. Loop only.
 func (r *cellRun) settle(id uint64, value json.RawMessage, err error) {
@@ -360,7 +350,7 @@ func (r *cellRun) settle(id uint64, value json.RawMessage, err error) {
 		}
 		err = &protocol.ToolError{Code: protocol.CodeInternal, Message: "the tool returned invalid JSON: " + perr.Error()}
 	}
-	te := toToolError(err)
+	te := protocol.AsToolError(err, "")
 	body, _ := json.Marshal(map[string]string{"code": te.Code, "message": te.Message})
 	v, perr := v8.JSONParse(r.ctx.Context, string(body))
 	if perr != nil {
@@ -368,17 +358,6 @@ func (r *cellRun) settle(id uint64, value json.RawMessage, err error) {
 	}
 	pc.resolver.Reject(v)
 	v.Release()
-}
-
-func toToolError(err error) *protocol.ToolError {
-	var te *protocol.ToolError
-	if errors.As(err, &te) {
-		return te
-	}
-	if errors.Is(err, context.Canceled) {
-		return &protocol.ToolError{Code: protocol.CodeCancelled, Message: err.Error()}
-	}
-	return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: err.Error()}
 }
 
 // Output implements jsbindings.Host: it records the item within the

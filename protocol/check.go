@@ -114,7 +114,7 @@ func checkToolDef(strict bool, i int, d *ToolDef) error {
 		return badField("tools", "tool %q has unknown kind %q", d.QualifiedName(), string(d.Kind))
 	}
 	if !CodeModeCallable(d.Exposure) {
-		return badField("tools", "tool %q has exposure %q; only direct, deferred and code_mode_only tools can be sent to the host", d.QualifiedName(), d.Exposure)
+		return badField("tools", "tool %q: %s; only direct, deferred and code_mode_only tools can be sent to the host", d.QualifiedName(), exposureRefusal(d.Exposure))
 	}
 	if err := checkJSON(strict, "tools.input_schema", d.InputSchema); err != nil {
 		return err

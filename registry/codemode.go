@@ -33,27 +33,44 @@ var (
 )
 
 // buildCodeMode picks the tools bound into Code Mode, in registration
-// order: exposure permits it, namespace not excluded, identifier free
-// (exec and wait are always taken). It renders the exec and wait texts.
+// order: namespace not excluded, then protocol.Bind (exposure permits it,
+// identifier free; exec and wait are reserved). It renders the exec and
+// wait texts.
 func (s *ToolSet) buildCodeMode(excluded []string) {
-	claimed := map[string]ToolName{ExecToolName: Plain(ExecToolName), WaitToolName: Plain(WaitToolName)}
+	var cands []*entry
+	var defs []protocol.ToolDef
 	for _, e := range s.entries {
-		if !e.exposure.InCodeMode() || (!e.name.IsDefaultNamespace() && slices.Contains(excluded, e.name.Namespace)) {
+		if !e.name.IsDefaultNamespace() && slices.Contains(excluded, e.name.Namespace) {
 			continue
 		}
-		ident := e.name.JSIdent()
-		if winner, taken := claimed[ident]; taken {
-			s.clashes = append(s.clashes, IdentClash{Ident: ident, Winner: winner, Loser: e.name})
-			s.log.Warn("leaving a tool out of Code Mode: its script identifier is taken", "tool", e.name.String(), "ident", ident, "taken_by", winner.String())
-			continue
-		}
-		claimed[ident] = e.name
-		s.bound[e.name] = ident
-		s.defs = append(s.defs, e.def())
+		cands = append(cands, e)
+		defs = append(defs, e.def())
 	}
+	b := protocol.Bind(defs, ExecToolName, WaitToolName)
+	for _, t := range b.Bound {
+		s.bound[cands[t.Index].name] = t.Ident
+	}
+	for _, d := range b.Dropped {
+		if d.Reason != protocol.DropIdentTaken {
+			continue
+		}
+		winner := Plain(d.Winner)
+		if d.WinnerIndex >= 0 {
+			winner = cands[d.WinnerIndex].name
+		}
+		loser := cands[d.Index].name
+		s.clashes = append(s.clashes, IdentClash{Ident: d.Ident, Winner: winner, Loser: loser})
+		s.log.Warn("leaving a tool out of Code Mode: its script identifier is taken", "tool", loser.String(), "ident", d.Ident, "taken_by", winner.String())
+	}
+	s.unbound = b.Dropped
+	s.defs = b.Defs()
 	s.execDesc = tsdecl.ExecDescription(s.defs)
 	s.waitDesc = tsdecl.WaitDescription()
 }
+
+// CodeModeUnbound lists the registered tools, outside excluded namespaces,
+// that scripts cannot call, in registration order, and why (protocol.Bind).
+func (s *ToolSet) CodeModeUnbound() []protocol.DroppedTool { return slices.Clone(s.unbound) }
 
 // def is the tool's definition for the host.
 func (e *entry) def() protocol.ToolDef {

@@ -80,6 +80,7 @@ type ToolSet struct {
 	bound     map[ToolName]string // Code Mode tools → identifier
 	defs      []protocol.ToolDef
 	clashes   []IdentClash
+	unbound   []protocol.DroppedTool
 	dropped   []ToolName // default-namespace tools replaced by exec/wait/tool_search
 	model     []ModelTool
 	execDesc  string

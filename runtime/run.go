@@ -128,7 +128,7 @@ func (r *cellRun) execute() Result {
 		return r.failed(perr)
 	}
 	r.prog = prog
-	r.tools, _ = Bindable(c.req.Tools)
+	r.tools = protocol.Bind(c.req.Tools).Defs()
 	ctx, err := r.w.context()
 	if err != nil {
 		return internalFailure(c, err)
@@ -522,28 +522,6 @@ func kindOf(def protocol.ToolDef) protocol.ToolKind {
 		return protocol.KindFunction
 	}
 	return def.Kind
-}
-
-// Bindable returns the tools a cell binds, in order: it drops those whose
-// exposure keeps them out of Code Mode (protocol.CodeModeCallable) and
-// those whose identifier an earlier tool claimed, and names each dropped
-// one and why. Safe from any goroutine.
-func Bindable(defs []protocol.ToolDef) (bound []protocol.ToolDef, dropped []string) {
-	seen := map[string]string{}
-	for _, d := range defs {
-		if !protocol.CodeModeCallable(d.Exposure) {
-			dropped = append(dropped, fmt.Sprintf("%s: exposure %q is not callable from scripts", d.QualifiedName(), d.Exposure))
-			continue
-		}
-		id := protocol.JSIdent(d.Namespace, d.Name)
-		if first, ok := seen[id]; ok {
-			dropped = append(dropped, fmt.Sprintf("%s: identifier tools.%s is already bound to %s", d.QualifiedName(), id, first))
-			continue
-		}
-		seen[id] = d.QualifiedName()
-		bound = append(bound, d)
-	}
-	return bound, dropped
 }
 
 func toolEntries(defs []protocol.ToolDef) []jsbindings.ToolEntry {

@@ -45,7 +45,7 @@ func ExecDescription(defs []protocol.ToolDef) string {
 // ExecDescription renders the full description of the model-facing `exec`
 // tool for the bound tools: how to write a cell, then the declarations of
 // the tools that are not deferred, then where to find the deferred ones.
-// Tools whose exposure keeps them out of Code Mode are left out.
+// Only the tools protocol.Bind binds are described.
 func (e ExecOptions) ExecDescription(defs []protocol.ToolDef) string {
 	yield := e.YieldMS
 	if yield == 0 {
@@ -59,9 +59,8 @@ func (e ExecOptions) ExecDescription(defs []protocol.ToolDef) string {
 	).Replace(execIntro))
 
 	var declared, deferred []protocol.ToolDef
-	for _, d := range defs {
+	for _, d := range protocol.Bind(defs).Defs() {
 		switch {
-		case !protocol.CodeModeCallable(d.Exposure):
 		case d.Exposure == protocol.ExposureDeferred:
 			deferred = append(deferred, d)
 		default:

@@ -17,7 +17,6 @@ import (
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/registry"
 	"github.com/codemode-host/codemode-host/registry/mcp"
-	"github.com/codemode-host/codemode-host/runtime"
 )
 
 // runTools are the tools of one `run`: a fixture file and MCP servers,
@@ -107,31 +106,25 @@ func (t *runTools) CallTool(ctx context.Context, call protocol.ToolCall) (json.R
 	return t.set.CallTool(ctx, call)
 }
 
-// unbound names each registered tool scripts cannot call, and why, in
-// registration order.
+// unbound names each registered tool scripts cannot call, and why: what
+// the registry's Code Mode set left out (protocol.Bind), the names exec
+// and wait took, and anything the host's binding (protocol.Bind again,
+// on what is sent) would still drop.
 func (t *runTools) unbound() []string {
 	if t.set == nil {
 		return nil
 	}
-	clash := map[registry.ToolName]registry.IdentClash{}
-	for _, c := range t.set.IdentClashes() {
-		clash[c.Loser.Key()] = c
-	}
 	var out []string
-	for _, info := range t.set.Tools() {
-		if !info.Exposure.InCodeMode() {
-			out = append(out, fmt.Sprintf("%s: exposure %q is not callable from scripts", info.Name, info.Exposure))
-		} else if c, ok := clash[info.Name.Key()]; ok {
-			out = append(out, fmt.Sprintf("%s: identifier tools.%s is already bound to %s", info.Name, c.Ident, c.Winner))
-		}
+	for _, d := range t.set.CodeModeUnbound() {
+		out = append(out, d.String())
 	}
 	for _, n := range t.set.Dropped() {
 		out = append(out, fmt.Sprintf("%s: the name is reserved for the Code Mode %s tool", n, n.Name))
 	}
-	// The host binds what the registry bound; anything it would still
-	// drop is named too.
-	_, dropped := runtime.Bindable(t.defs)
-	return append(out, dropped...)
+	for _, d := range protocol.Bind(t.defs).Dropped {
+		out = append(out, d.String())
+	}
+	return out
 }
 
 // warnUnbound says on stderr which tools scripts cannot call, and why.

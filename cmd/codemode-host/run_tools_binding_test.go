@@ -14,7 +14,6 @@ import (
 
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/registry"
-	"github.com/codemode-host/codemode-host/runtime"
 )
 
 // writeTempFile writes content to name in a new temporary directory and
@@ -205,8 +204,8 @@ func TestRunToolsExposureRuleIsCodeModeCallableOnEverySide(t *testing.T) {
 		name := e.String()
 		want := protocol.CodeModeCallable(name)
 		assert.Equal(t, want, e.InCodeMode(), "registry, %s", name)
-		bound, _ := runtime.Bindable([]protocol.ToolDef{{Name: "x", Exposure: name}})
-		assert.Equal(t, want, len(bound) == 1, "runtime.Bindable, %s", name)
+		b := protocol.Bind([]protocol.ToolDef{{Name: "x", Exposure: name}})
+		assert.Equal(t, want, len(b.Bound) == 1, "protocol.Bind, %s", name)
 		_, err := protocol.Encode(&protocol.Exec{ID: 1, Session: "s", Source: "1", Tools: []protocol.ToolDef{{Name: "x", Exposure: name}}})
 		assert.Equal(t, want, err == nil, "the host's exec check, %s: %v", name, err)
 	}

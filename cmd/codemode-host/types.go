@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/codemode-host/codemode-host/runtime"
+	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/tsdecl"
 )
 
@@ -41,7 +41,7 @@ tool (--description), exactly as the model would see them.`,
 				return nil
 			}
 			rt.warnUnbound()
-			bound, _ := runtime.Bindable(rt.defs)
+			bound := protocol.Bind(rt.defs).Defs()
 			fmt.Fprintln(out, strings.TrimRight(tsdecl.Declarations(bound), "\n"))
 			return nil
 		},

@@ -7,12 +7,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/codemode-host/codemode-host/internal/testhost"
 )
 
 // These tests check that every part of the harness runs and reports what
@@ -23,9 +24,7 @@ import (
 func TestMain(m *testing.M) {
 	ServeFloorChildIfAsked()
 	code := m.Run()
-	if hostBinDir != "" {
-		os.RemoveAll(hostBinDir)
-	}
+	testhost.Cleanup()
 	os.Exit(code)
 }
 
@@ -78,41 +77,14 @@ func TestInProcessReportsAFailedCell(t *testing.T) {
 	assert.Contains(t, err.Error(), "boom")
 }
 
-var (
-	hostBinOnce sync.Once
-	hostBinDir  string // removed by TestMain
-	hostBinPath string
-	hostBinErr  error
-)
-
-// hostBin builds codemode-host once for this package's tests.
+// hostBin is the host binary for this package's tests (internal/testhost).
 func hostBin(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the host binary")
 	}
-	hostBinOnce.Do(func() {
-		hostBinDir, hostBinErr = os.MkdirTemp("", "codemode-bench-test")
-		if hostBinErr != nil {
-			return
-		}
-		hostBinPath = filepath.Join(hostBinDir, "codemode-host")
-		out, err := exec.Command("go", "build", "-o", hostBinPath,
-			"github.com/codemode-host/codemode-host/cmd/codemode-host").CombinedOutput()
-		if err != nil {
-			hostBinErr = &buildError{err: err, out: string(out)}
-		}
-	})
-	require.NoError(t, hostBinErr)
-	return hostBinPath
+	return testhost.Bin(t)
 }
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return "building codemode-host: " + e.err.Error() + "\n" + e.out }
 
 func TestHostSystemsRunEveryScenario(t *testing.T) {
 	bin := hostBin(t)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
@@ -16,16 +15,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/codemode-host/codemode-host/internal/testhost"
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
-// hostBin is the real codemode-host binary, built once for these tests.
+// hostBin is the real codemode-host binary, built once for these tests
+// (internal/testhost; its Env names a prebuilt one instead).
 var hostBin string
-
-// testHostEnv names a prebuilt codemode-host for these tests to use
-// instead of building ../cmd/codemode-host (for example one built from
-// another checkout).
-const testHostEnv = "BRIDGE_TEST_HOST"
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(faultParentEnv); path != "" {
@@ -34,32 +30,18 @@ func TestMain(m *testing.M) {
 	if os.Getenv(fakeHostEnv) != "" {
 		os.Exit(runFakeHost())
 	}
-	dir, err := os.MkdirTemp("", "bridge-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	hostBin = filepath.Join(dir, "codemode-host")
-	if prebuilt := os.Getenv(testHostEnv); prebuilt != "" {
-		hostBin = prebuilt
-	} else {
-		build := exec.Command("go", "build", "-o", hostBin, "../cmd/codemode-host")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building codemode-host:", err)
-			os.Exit(1)
+	os.Exit(testhost.Run(func() int {
+		hostBin, _ = testhost.Path()
+		code := m.Run()
+		if code == 0 {
+			// Every host was shut down and every goroutine of the bridge ended.
+			if err := goleak.Find(); err != nil {
+				fmt.Fprintln(os.Stderr, "goroutine leak:", err)
+				code = 1
+			}
 		}
-	}
-	code := m.Run()
-	if code == 0 {
-		// Every host was shut down and every goroutine of the bridge ended.
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
-			code = 1
-		}
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
+		return code
+	}))
 }
 
 // echo answers every call with its input; "fail" fails with code denied.

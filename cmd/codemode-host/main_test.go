@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/codemode-host/codemode-host/internal/testhost"
 )
 
 // hostBin is the codemode-host binary built once for the tests in this
@@ -20,21 +21,10 @@ import (
 var hostBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "codemode-host-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	hostBin = filepath.Join(dir, "codemode-host")
-	build := exec.Command("go", "build", "-o", hostBin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building codemode-host:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testhost.Run(func() int {
+		hostBin, _ = testhost.Path()
+		return m.Run()
+	}))
 }
 
 type runOutput struct {

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codemode-host/codemode-host/bridge"
+	"github.com/codemode-host/codemode-host/internal/testhost"
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
@@ -27,21 +28,10 @@ import (
 var hostBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "codemode-hostile")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	hostBin = filepath.Join(dir, "codemode-host")
-	build := exec.Command("go", "build", "-o", hostBin, "../../cmd/codemode-host")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building codemode-host:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testhost.Run(func() int {
+		hostBin, _ = testhost.Path()
+		return m.Run()
+	}))
 }
 
 // stuckAfter is the host's stuck deadline in the suite

@@ -8,7 +8,7 @@ BIN     := bin/codemode-host
 RACE_PKGS := ./protocol/... ./registry/... ./bridge/... ./internal/bm25/... ./tsdecl/... ./launch/... ./cmd/codemode-host/internal/fixture/... ./internal/nbpipe/... ./internal/wellformed/...
 FUZZTIME ?= 5m
 
-.PHONY: help setup build run test lint bench fuzz clean
+.PHONY: help setup build run test lint bench fuzz soak clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -41,6 +41,7 @@ lint: ## gofmt, go vet and staticcheck.
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags soak ./runtime/ ./bridge/
 	$(GO) tool staticcheck ./...
 
 # BENCHFLAGS go to bench/run, e.g. BENCHFLAGS='-n 200 -strict' (see
@@ -55,6 +56,11 @@ bench: build bench/peer/node_modules/.installed ## Run the Go benchmarks, then c
 bench/peer/node_modules/.installed: bench/peer/package.json bench/peer/package-lock.json bench/peer/.npmrc
 	npm ci --prefix bench/peer --no-audit --no-fund --loglevel=error
 	@touch $@
+
+# The soak tests (the soak build tag) run thousands of cells and fill the
+# host's memory on purpose; they are not part of `test`.
+soak: setup ## Long soak tests: 10,000 cells through the runtime and the host, heap bombs.
+	$(GO) test -count=1 -tags soak -run Soak -timeout 30m -v ./runtime/ ./bridge/
 
 fuzz: ## Fuzz the protocol decoder and framing for FUZZTIME each (default 5m).
 	sh protocol/fuzz.sh $(FUZZTIME)

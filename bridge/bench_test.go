@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -43,4 +44,55 @@ func BenchmarkPromiseAll1000(b *testing.B) {
 // BenchmarkFib27 is CPU-bound JavaScript.
 func BenchmarkFib27(b *testing.B) {
 	benchExec(b, `function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) } return fib(27)`)
+}
+
+// seqSource awaits n echo calls one after another and returns their sum.
+func seqSource(n int) string {
+	return fmt.Sprintf(`let s = 0; for (let i = 0; i < %d; i++) s += (await tools.echo({i})).i; return s`, n)
+}
+
+// benchSequentialCall reports the cost of one awaited tool call (µs/call)
+// through exec, a cell of 1,000 sequential calls per iteration.
+func benchSequentialCall(b *testing.B, exec func(ExecRequest) (*protocol.CellResult, error)) {
+	const n = 1000
+	req := ExecRequest{Tools: []protocol.ToolDef{tool("echo")}, Source: seqSource(n), Yield: time.Minute}
+	want := fmt.Sprint(n * (n - 1) / 2)
+	for b.Loop() {
+		res, err := exec(req)
+		if err != nil || res.Status != protocol.StatusCompleted || len(res.Items) == 0 || res.Items[0].Text != want {
+			b.Fatalf("exec: %v %+v", err, res)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*n), "µs/call")
+}
+
+// BenchmarkSequentialCallPlugin is one awaited tool call through the
+// plugin pipes (fd 3/4), as Start launches the host.
+func BenchmarkSequentialCallPlugin(b *testing.B) {
+	c, err := Start(context.Background(), Config{HostPath: hostBin, Executor: echo})
+	require.NoError(b, err)
+	defer c.Close(0)
+	s, err := c.OpenSession(context.Background(), "bench", nil)
+	require.NoError(b, err)
+	benchSequentialCall(b, func(r ExecRequest) (*protocol.CellResult, error) { return s.Exec(context.Background(), r) })
+}
+
+// BenchmarkSequentialCallStdio is the same call through a host serving
+// on stdio (`codemode-host stdio`) with the bridge's Conn.
+func BenchmarkSequentialCallStdio(b *testing.B) {
+	conn, _ := stdioPair(b, echo)
+	_, err := conn.OpenSession(context.Background(), "s1", nil, nil)
+	require.NoError(b, err)
+	benchSequentialCall(b, func(r ExecRequest) (*protocol.CellResult, error) { return conn.Exec(context.Background(), "s1", r) })
+}
+
+// BenchmarkPingStdio is a bare ping round trip over stdio: the floor
+// under a tool call through the same pipes.
+func BenchmarkPingStdio(b *testing.B) {
+	conn, _ := stdioPair(b, echo)
+	for b.Loop() {
+		if err := conn.Ping(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

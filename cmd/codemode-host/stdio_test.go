@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -139,32 +138,6 @@ func TestStdioShutdownEndsOutputAndExitsZero(t *testing.T) {
 	_, err := h.in.ReadFrame()
 	assert.ErrorIs(t, err, io.EOF)
 	require.NoError(t, h.cmd.Wait())
-}
-
-// TestStdioToolCallRoundTrip measures sequential tool calls through the
-// real binary: one cell awaits n echo calls one after another.
-func TestStdioToolCallRoundTrip(t *testing.T) {
-	const n = 2000
-	h := startStdioHost(t)
-	h.open()
-	h.send(&protocol.Exec{ID: 3, Session: "s1", Tools: []protocol.ToolDef{echoDef},
-		Source: fmt.Sprintf(`let s = 0; for (let i = 0; i < %d; i++) s += (await tools.echo({i})).i; return s`, n)})
-	recv[*protocol.ExecStarted](h)
-	start := time.Now()
-	for {
-		switch m := h.next().(type) {
-		case *protocol.ToolCallRequest:
-			h.send(&protocol.ToolResult{ID: m.ID, Value: m.Input})
-			continue
-		case *protocol.CellResult:
-			require.Equal(t, protocol.StatusCompleted, m.Status, "%+v", m.Error)
-			assert.Equal(t, fmt.Sprint(n*(n-1)/2), m.Items[0].Text)
-		default:
-			t.Fatalf("unexpected %T", m)
-		}
-		break
-	}
-	t.Logf("stdio: %d sequential tool calls, %.1f µs per round trip", n, float64(time.Since(start).Microseconds())/n)
 }
 
 // TestStdioMovesStrayWritesToStderr checks the descriptor trick: in a

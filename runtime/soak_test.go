@@ -1,3 +1,5 @@
+//go:build soak
+
 package runtime
 
 import (
@@ -12,11 +14,11 @@ import (
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
-// TestNoMemoryGrowthOverManyCells runs 10,000 cells that call tools,
+// TestSoakNoMemoryGrowthOverManyCells runs 10,000 cells that call tools,
 // store values and print, and checks that resident memory after them is
 // close to what it was after the first 1,000. Set CODEMODE_SHORT=1 to run
 // 2,000 instead.
-func TestNoMemoryGrowthOverManyCells(t *testing.T) {
+func TestSoakNoMemoryGrowthOverManyCells(t *testing.T) {
 	n := 10000
 	if os.Getenv("CODEMODE_SHORT") != "" || testing.Short() {
 		n = 2000

@@ -27,8 +27,7 @@ type cell struct {
 	closed chan struct{} // closed after cell.closed was sent
 
 	mu          sync.Mutex
-	rc          *runtime.Cell
-	stopWanted  bool            // terminate arrived before rc was set
+	rc          *runtime.Cell   // set before the cell is registered; never changes
 	out         runtime.Output  // the items the script made since the last cell.result, from OnItem
 	streamed    int             // bytes of output events sent since the last cell.result
 	pending     []*pendingReq   // requests awaiting a cell.result, oldest first
@@ -69,27 +68,9 @@ func newCell(s *server, sessionID, id string, lim protocol.Limits, stream bool) 
 	return c
 }
 
-func (c *cell) setRuntimeCell(rc *runtime.Cell) {
-	c.mu.Lock()
-	c.rc = rc
-	stop := c.stopWanted
-	c.mu.Unlock()
-	if stop {
-		rc.Terminate()
-	}
-}
-
 // terminate stops the script; the cell then finishes as terminated.
 func (c *cell) terminate() {
-	c.mu.Lock()
-	rc := c.rc
-	if rc == nil {
-		c.stopWanted = true
-	}
-	c.mu.Unlock()
-	if rc != nil {
-		rc.Terminate()
-	}
+	c.rc.Terminate()
 }
 
 // onItem records an output item and streams it if asked, within the

@@ -2,6 +2,7 @@ package hostserver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -135,9 +136,35 @@ func (s *server) exec(m *protocol.Exec) {
 	if m.MaxOutputTokens != 0 && m.MaxOutputTokens < lim.OutputTokens {
 		lim.OutputTokens = m.MaxOutputTokens
 	}
-	if n := len(m.Source); n > int(lim.SourceBytes) {
+	// Cell ids are unique within a session id for the host's lifetime: a
+	// session closed and opened again under its id numbers on, so a late
+	// wait for an old cell gets unknown_cell, never a new cell's result.
+	c := newCell(s, ss.id, fmt.Sprintf("%sc%d", s.cfg.CellPrefix, s.cellCounts[ss.id]+1), lim, m.Stream)
+	rc, err := s.rt.Prepare(runtime.CellRequest{
+		ID:            c.id,
+		SessionID:     ss.id,
+		Source:        m.Source,
+		Language:      m.Language,
+		Origin:        m.Filename,
+		Tools:         m.Tools,
+		Caller:        c,
+		Limits:        lim,
+		NoTokenBudget: true, // the cell budgets each cell.result (see budget)
+		Store:         ss.storeSnapshot(),
+		OnItem:        c.onItem,
+		OnNotify:      c.onNotify,
+		OnYield:       c.yieldControl,
+		OnFinish:      c.finish,
+		OnTurn:        func() { c.burst = 0 },
+	})
+	if err != nil {
 		s.mu.Unlock()
-		s.replyError(m.ID, m.Type(), protocol.ErrCodeLimitExceeded, "the source is %d bytes; the limit is %d: send a shorter script", n, lim.SourceBytes)
+		var refused *runtime.RefusedError
+		if errors.As(err, &refused) {
+			s.replyError(m.ID, m.Type(), refused.Code, "%s", refused.Message)
+		} else {
+			s.replyError(m.ID, m.Type(), protocol.ErrCodeInternal, "hostserver: the cell could not start: %s", err)
+		}
 		return
 	}
 	if len(ss.cells) >= int(ss.limits.CellsPerSession) {
@@ -145,12 +172,8 @@ func (s *server) exec(m *protocol.Exec) {
 		s.replyError(m.ID, m.Type(), protocol.ErrCodeLimitExceeded, "session %q already has %d live cells (its limit); wait for or terminate one first", ss.id, len(ss.cells))
 		return
 	}
-	store := ss.storeSnapshot()
-	// Cell ids are unique within a session id for the host's lifetime: a
-	// session closed and opened again under its id numbers on, so a late
-	// wait for an old cell gets unknown_cell, never a new cell's result.
 	s.cellCounts[ss.id]++
-	c := newCell(s, ss.id, fmt.Sprintf("%sc%d", s.cfg.CellPrefix, s.cellCounts[ss.id]), lim, m.Stream)
+	c.rc = rc
 	s.trackRequest(m.ID, m.Type(), c)
 	ss.cells[c.id] = c
 	s.mu.Unlock()
@@ -158,49 +181,9 @@ func (s *server) exec(m *protocol.Exec) {
 	// exec.started goes out before anything the cell can send.
 	s.send(&protocol.ExecStarted{ID: m.ID, Session: ss.id, Cell: c.id})
 	c.addRequest(m.ID, m.Type(), reqExec, yieldTime(m.YieldMS))
-	origin := m.Filename
-	if origin == "" {
-		origin = "cell.js"
-	}
-	rc, err := s.rt.Start(runtime.CellRequest{
-		ID:        c.id,
-		SessionID: ss.id,
-		Source:    m.Source,
-		Language:  m.Language,
-		Origin:    origin,
-		Tools:     m.Tools,
-		Caller:    c,
-		Limits:    runtimeLimits(lim),
-		Store:     store,
-		OnItem:    c.onItem,
-		OnNotify:  c.onNotify,
-		OnYield:   c.yieldControl,
-		OnFinish:  c.finish,
-		OnTurn:    func() { c.burst = 0 },
-	})
-	if err != nil {
+	if err := rc.Start(); err != nil {
 		c.finish(runtime.Result{CellID: c.id, Status: protocol.StatusFailed,
 			Error: &protocol.ErrorInfo{Name: "InternalError", Message: "hostserver: the cell could not start: " + err.Error()}})
-		return
-	}
-	c.setRuntimeCell(rc)
-}
-
-// runtimeLimits maps a cell's effective protocol limits onto the runtime.
-// The output budget is applied per cell.result by the cell (see budget),
-// so the runtime itself does not truncate by tokens; OutputBytes bounds
-// what one output call hands over (a longer text is cut in the script).
-func runtimeLimits(lim protocol.Limits) runtime.Limits {
-	return runtime.Limits{
-		WallTime:               time.Duration(lim.WallTimeMS) * time.Millisecond,
-		CPUTime:                time.Duration(lim.CPUTimeMS) * time.Millisecond,
-		HeapMB:                 int(lim.HeapMiB),
-		MaxToolCalls:           int(lim.ToolCallsPerCell),
-		MaxConcurrentToolCalls: int(lim.ConcurrentToolCalls),
-		MaxOutputTokens:        -1,
-		MaxOutputBytes:         int(lim.OutputBytes),
-		MaxSourceBytes:         int(lim.SourceBytes),
-		MaxStoreBytes:          int(lim.StoreBytes),
 	}
 }
 

@@ -122,7 +122,7 @@ func TestStoreLimitCountsTheSnapshotAndTheCellsWrites(t *testing.T) {
 	rt := newRuntime(t)
 	snap := map[string]json.RawMessage{"old": json.RawMessage(`"` + strings.Repeat("o", 300) + `"`)}
 	snapCost := protocol.StoreCost("old", snap["old"]) // 433
-	lim := Limits{MaxStoreBytes: 1000}
+	lim := protocol.Limits{StoreBytes: 1000}
 	// "v" + 400-byte string: 1 + 402 + 128 = 531; with the snapshot 964.
 	res := runReq(t, rt, CellRequest{Store: snap, Limits: lim, Source: `
 const big = "x".repeat(400);
@@ -228,7 +228,7 @@ func TestSearchToolsCutsALongQuery(t *testing.T) {
 
 func TestImagesLargerThanTheOutputLimitAreRangeErrors(t *testing.T) {
 	rt := newRuntime(t)
-	res := runReq(t, rt, CellRequest{Limits: Limits{MaxOutputBytes: 1000}, Source: `
+	res := runReq(t, rt, CellRequest{Limits: protocol.Limits{OutputBytes: 1000}, Source: `
 const errs = [];
 for (const url of ["data:text/plain," + "A".repeat(9e5), "data:text/plain," + "é".repeat(600)]) {
   try { image(url); } catch (e) { errs.push(e.name + ": " + e.message); }
@@ -245,7 +245,7 @@ return errs.join("\n");`})
 
 func TestLongTextIsCutBeforeItCrosses(t *testing.T) {
 	rt := newRuntime(t)
-	lim := Limits{MaxOutputBytes: 1000}
+	lim := protocol.Limits{OutputBytes: 1000}
 	crossed := func(src string) (protocol.Item, Result) {
 		var items []protocol.Item
 		res := runReq(t, rt, CellRequest{Limits: lim, Source: src, OnItem: func(it protocol.Item) { items = append(items, it) }})
@@ -279,7 +279,7 @@ func TestNotifyTextsAreBounded(t *testing.T) {
 	assert.Contains(t, notes[0], "characters cut: a notification may be at most 4096 bytes")
 
 	notes = nil
-	res = runReq(t, rt, CellRequest{Limits: Limits{MaxOutputTokens: 1000}, OnNotify: func(s string) { notes = append(notes, s) },
+	res = runReq(t, rt, CellRequest{Limits: protocol.Limits{OutputTokens: 1000}, OnNotify: func(s string) { notes = append(notes, s) },
 		Source: `for (let i = 0; i < 3; i++) notify("x".repeat(1500))`})
 	require.Equal(t, protocol.StatusFailed, res.Status)
 	assert.Equal(t, "RangeError", res.Error.Name)
@@ -296,7 +296,7 @@ func TestErrorTextsAreCutBeforeTheyCross(t *testing.T) {
 		`Promise.reject(new RangeError("r".repeat(1e6)))`,
 	} {
 		// An output budget that leaves the texts as they crossed.
-		res := runReq(t, rt, CellRequest{Source: src, Limits: Limits{MaxOutputTokens: 1 << 20, MaxOutputBytes: 16 << 20}})
+		res := runReq(t, rt, CellRequest{Source: src, Limits: protocol.Limits{OutputTokens: 1 << 20, OutputBytes: 16 << 20}})
 		require.Equal(t, protocol.StatusFailed, res.Status, src)
 		assert.LessOrEqual(t, len(res.Error.Message), jsbindings.ErrorTextBytes+len("Uncaught (in promise) "), src)
 		assert.LessOrEqual(t, len(res.Error.Stack), jsbindings.ErrorTextBytes, src)

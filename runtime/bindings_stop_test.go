@@ -19,7 +19,7 @@ func TestLoopsInFormattingEndTimedOut(t *testing.T) {
 		`Promise.reject({get message() { for (;;); }}); await new Promise(() => {})`,
 		`text({toJSON() { for (;;); }})`,
 	} {
-		res := runReq(t, rt, CellRequest{Source: src, Limits: Limits{WallTime: 300e6}})
+		res := runReq(t, rt, CellRequest{Source: src, Limits: protocol.Limits{WallTimeMS: 300}})
 		require.Equal(t, protocol.StatusTimedOut, res.Status, "%s: %+v", src, res.Error)
 		res = runReq(t, rt, CellRequest{Source: `return 1`})
 		require.Equal(t, protocol.StatusCompleted, res.Status, "the next cell runs after %s", src)

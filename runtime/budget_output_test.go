@@ -42,8 +42,9 @@ func decodes(t *testing.T, res Result) {
 
 func TestOutputBudgetBoundsItemCountAndKeepsTheReturnValue(t *testing.T) {
 	rt := newRuntime(t)
-	for _, tokens := range []int{0, -1, 1 << 30} {
-		res := run(t, rt, `for (let i = 0; i < 38000; i++) console.log(i % 10); return 1`, Limits{MaxOutputTokens: tokens})
+	for _, req := range []CellRequest{{}, {NoTokenBudget: true}, {Limits: protocol.Limits{OutputTokens: 1 << 30}}} {
+		req.Source = `for (let i = 0; i < 38000; i++) console.log(i % 10); return 1`
+		res := runReq(t, rt, req)
 		require.Equal(t, protocol.StatusCompleted, res.Status)
 		assert.True(t, res.Truncated)
 		assert.LessOrEqual(t, len(res.Items), MaxResultItems)
@@ -56,7 +57,7 @@ func TestOutputBudgetBoundsItemCountAndKeepsTheReturnValue(t *testing.T) {
 
 func TestOutputBudgetCountsImagesByTheirBytes(t *testing.T) {
 	rt := newRuntime(t)
-	res := run(t, rt, `image('data:text/plain,' + 'A'.repeat(9e5)); text('after'); return 'done'`, Limits{MaxOutputTokens: 1000})
+	res := run(t, rt, `image('data:text/plain,' + 'A'.repeat(9e5)); text('after'); return 'done'`, protocol.Limits{OutputTokens: 1000})
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	assert.True(t, res.Truncated)
 	assert.LessOrEqual(t, cost(res.Items), 4000)
@@ -68,7 +69,7 @@ func TestOutputBudgetCountsImagesByTheirBytes(t *testing.T) {
 
 func TestOutputBudgetCutsTheErrorInTheMiddle(t *testing.T) {
 	rt := newRuntime(t)
-	res := run(t, rt, `console.log("before"); throw new Error("start" + "x".repeat(1e6) + "end")`, Limits{MaxOutputTokens: 1000})
+	res := run(t, rt, `console.log("before"); throw new Error("start" + "x".repeat(1e6) + "end")`, protocol.Limits{OutputTokens: 1000})
 	require.Equal(t, protocol.StatusFailed, res.Status)
 	require.NotNil(t, res.Error)
 	assert.True(t, res.Truncated)
@@ -88,7 +89,7 @@ func TestOutputBudgetCutsAHugeReturnValueInItsMiddle(t *testing.T) {
 	assert.True(t, strings.HasPrefix(res.Items[0].Text, "<"))
 	assert.Equal(t, 1, notes(res.Items[1:2]))
 	assert.True(t, strings.HasSuffix(res.Items[2].Text, ">"))
-	assert.LessOrEqual(t, cost(res.Items), DefaultMaxOutputTokens*bytesPerToken)
+	assert.LessOrEqual(t, cost(res.Items), int(protocol.DefaultLimits.OutputTokens)*bytesPerToken)
 }
 
 func TestOutputKeepsTheBeginningAndARollingEndWithinItsLimit(t *testing.T) {

@@ -14,9 +14,12 @@ import (
 // Cell is a running or finished cell. Its methods are safe from any
 // goroutine.
 type Cell struct {
-	id  string
-	req CellRequest
-	mb  *mailbox
+	id      string
+	req     CellRequest
+	lim     limits // from req.Limits (limitsOf)
+	mb      *mailbox
+	rt      *Runtime
+	started atomic.Bool // Start was called
 
 	done   chan struct{}
 	result Result
@@ -43,8 +46,8 @@ type stopReason struct {
 	err    *protocol.ErrorInfo
 }
 
-func newCell(id string, req CellRequest) *Cell {
-	return &Cell{id: id, req: req, mb: newMailbox(), done: make(chan struct{}), start: time.Now()}
+func newCell(id string, req CellRequest, lim limits) *Cell {
+	return &Cell{id: id, req: req, lim: lim, mb: newMailbox(), done: make(chan struct{}), start: time.Now()}
 }
 
 // Stats returns the cell's figures so far: its wall time since Start, the

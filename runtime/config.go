@@ -89,96 +89,52 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Limits bound one cell. Zero fields take the defaults below.
-type Limits struct {
-	// WallTime stops the cell as timed_out when it runs longer. Default 60s.
-	WallTime time.Duration
-	// CPUTime stops the cell as timed_out when its isolate's thread has
-	// used this much CPU; time spent waiting for tools does not count.
-	// Default: the wall time.
-	CPUTime time.Duration
-	// HeapMB stops the cell as out_of_memory when its isolate's heap plus
-	// external (ArrayBuffer) memory passes it. Default 256.
-	HeapMB int
-	// MaxToolCalls caps the tool calls one cell may make; later calls
-	// reject with a ToolError of code limit_exceeded. Default 10000.
-	MaxToolCalls int
-	// MaxConcurrentToolCalls caps the calls in flight at once; more wait
-	// in order for a free slot. Default 1024.
-	MaxConcurrentToolCalls int
-	// MaxOutputTokens is the output budget of the Result (a token is
-	// about 4 bytes; each item costs ItemOverhead bytes more, and the
-	// error's name, message and stack count too): longer output keeps its
-	// beginning and its end, and a note where the middle was cut says how
-	// much went (Result.Truncated). Default 10000; negative means no token
-	// limit (MaxOutputBytes still applies).
-	MaxOutputTokens int
-	// MaxOutputBytes bounds the Result's output as MaxOutputTokens does,
-	// in bytes, whatever the token limit, and so the memory a cell's
-	// output holds. Default protocol.DefaultOutputBytes (1 MiB).
-	MaxOutputBytes int
-	// MaxSourceBytes refuses larger sources. Default 1 MiB.
-	MaxSourceBytes int
-	// MaxNotifications caps notify() calls per cell; the next one throws a
-	// RangeError. Default 1000.
-	MaxNotifications int
-	// MaxStoreBytes caps the session's store as this cell sees it (the
-	// snapshot it started with plus its own writes), counted by
-	// protocol.StoreCost; a store() past it throws a RangeError. Default
-	// protocol.DefaultStoreBytes.
-	MaxStoreBytes int
+// limits are a cell's limits in the runtime's terms. They come only from
+// the request's protocol.Limits, through limitsOf, so a cell run in
+// process and one run by a host have the same defaults
+// (protocol.DefaultLimits).
+type limits struct {
+	wall, cpu     time.Duration
+	heapMB        int
+	toolCalls     int // tool calls per cell; later ones reject
+	concurrent    int // tool calls in flight; more wait for a slot
+	outputTokens  int // <= 0: no token budget (OutputBytes still applies)
+	outputBytes   int
+	sourceBytes   int
+	storeBytes    int
+	notifications int
 }
 
-// Default limits.
-const (
-	DefaultWallTime         = 60 * time.Second
-	DefaultMaxOutputBytes   = protocol.DefaultOutputBytes
-	DefaultMaxSourceBytes   = 1 << 20
-	DefaultMaxNotifications = 1000
+// MaxNotifications is how many notify() calls one cell may make; the
+// next one throws a RangeError.
+const MaxNotifications = 1000
 
-	DefaultHeapMB                 = 256
-	DefaultMaxToolCalls           = 10000
-	DefaultMaxConcurrentToolCalls = 1024
-	DefaultMaxOutputTokens        = 10000
-)
-
-// budget is the output Budget of a cell with limits l (defaults filled).
-func (l Limits) budget() Budget {
-	return TokenBudget(l.MaxOutputTokens, l.MaxOutputBytes)
+// limitsOf is the one mapping from a cell's protocol limits (zero fields
+// take protocol.DefaultLimits) to the runtime's; with noTokens the output
+// is bounded by OutputBytes only (CellRequest.NoTokenBudget).
+func limitsOf(pl protocol.Limits, noTokens bool) limits {
+	l := pl.WithDefaults()
+	out := limits{
+		wall:          time.Duration(l.WallTimeMS) * time.Millisecond,
+		cpu:           time.Duration(l.CPUTimeMS) * time.Millisecond,
+		heapMB:        int(l.HeapMiB),
+		toolCalls:     int(l.ToolCallsPerCell),
+		concurrent:    int(l.ConcurrentToolCalls),
+		outputTokens:  int(l.OutputTokens),
+		outputBytes:   int(l.OutputBytes),
+		sourceBytes:   int(l.SourceBytes),
+		storeBytes:    int(l.StoreBytes),
+		notifications: MaxNotifications,
+	}
+	if noTokens {
+		out.outputTokens = 0
+	}
+	return out
 }
 
-func (l Limits) withDefaults() Limits {
-	if l.WallTime <= 0 {
-		l.WallTime = DefaultWallTime
-	}
-	if l.CPUTime <= 0 {
-		l.CPUTime = l.WallTime
-	}
-	if l.HeapMB <= 0 {
-		l.HeapMB = DefaultHeapMB
-	}
-	if l.MaxToolCalls <= 0 {
-		l.MaxToolCalls = DefaultMaxToolCalls
-	}
-	if l.MaxConcurrentToolCalls <= 0 {
-		l.MaxConcurrentToolCalls = DefaultMaxConcurrentToolCalls
-	}
-	if l.MaxOutputTokens == 0 {
-		l.MaxOutputTokens = DefaultMaxOutputTokens
-	}
-	if l.MaxOutputBytes <= 0 {
-		l.MaxOutputBytes = DefaultMaxOutputBytes
-	}
-	if l.MaxSourceBytes <= 0 {
-		l.MaxSourceBytes = DefaultMaxSourceBytes
-	}
-	if l.MaxNotifications <= 0 {
-		l.MaxNotifications = DefaultMaxNotifications
-	}
-	if l.MaxStoreBytes <= 0 {
-		l.MaxStoreBytes = protocol.DefaultStoreBytes
-	}
-	return l
+// budget is the output Budget of a cell with limits l.
+func (l limits) budget() Budget {
+	return TokenBudget(l.outputTokens, l.outputBytes)
 }
 
 // ToolCaller executes the tool calls a cell makes: in the host it sends
@@ -233,7 +189,7 @@ type CellRequest struct {
 	// TypeScript cell is stripped with esbuild first and its errors point
 	// into the TypeScript.
 	Language protocol.Language
-	// Origin is the script name in stack traces. Default "script.js".
+	// Origin is the script name in stack traces. Default DefaultOrigin.
 	Origin string
 	// Tools are bound as tools.<ident>; identifiers are normalised and the
 	// first tool to claim one wins. Only direct, deferred and code_mode_only
@@ -241,8 +197,14 @@ type CellRequest struct {
 	Tools []protocol.ToolDef
 	// Caller executes tool calls. Required when Tools is not empty.
 	Caller ToolCaller
-	// Limits bound the cell.
-	Limits Limits
+	// Limits bound the cell; zero fields take protocol.DefaultLimits. The
+	// host-level fields (CellsPerSession, SessionsPerHost, FrameBytes) do
+	// not apply to a cell. A source over SourceBytes is refused by Start.
+	Limits protocol.Limits
+	// NoTokenBudget bounds the output by Limits.OutputBytes only, not by
+	// OutputTokens: Result.Items and the notify texts in all (a host that
+	// applies the token budget to each of its own results sets it).
+	NoTokenBudget bool
 	// Store is the session's stored values when the cell starts, by key,
 	// as JSON text; load() reads from it. The cell never changes the map.
 	Store map[string]json.RawMessage
@@ -275,7 +237,7 @@ type Result struct {
 	// Status is completed, failed, terminated, timed_out or out_of_memory.
 	Status protocol.Status
 	// Items is the output in the order the script made it, within
-	// Limits.MaxOutputTokens and MaxOutputBytes; a non-undefined return
+	// Limits.OutputTokens and OutputBytes; a non-undefined return
 	// value is last (when the budget cut the output, the end of it is kept).
 	Items []protocol.Item
 	// Truncated is true when the budget cut Items or Error (a text item

@@ -13,6 +13,17 @@ import (
 // ErrClosed is returned by Start after Close.
 var ErrClosed = errors.New("runtime: closed")
 
+// RefusedError is Prepare's (and Start's) error for a request the runtime
+// does not run. Code is the protocol error code a host answers such an
+// exec with.
+type RefusedError struct {
+	Code    protocol.ErrorCode
+	Message string
+}
+
+// Error returns "runtime: " and the message.
+func (e *RefusedError) Error() string { return "runtime: " + e.Message }
+
 // wrapPrefix opens the async function the user's source runs in. It shares
 // the first line with the source, so line numbers need no mapping and only
 // columns on line 1 shift by its length.

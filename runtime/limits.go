@@ -20,17 +20,17 @@ func (r *cellRun) checkHeap() {
 		r.heapPeak = used
 		r.c.noteHeap(used)
 	}
-	limit := uint64(r.c.req.Limits.HeapMB) << 20
+	limit := uint64(r.c.lim.heapMB) << 20
 	switch {
 	case r.w.guard.OverLimit():
 		r.c.halt(protocol.StatusOutOfMemory, &protocol.ErrorInfo{Name: "OutOfMemoryError",
-			Message: fmt.Sprintf("the script used more than its %d MiB memory limit (heap and ArrayBuffers) and was stopped; process the data in smaller pieces", r.c.req.Limits.HeapMB)})
+			Message: fmt.Sprintf("the script used more than its %d MiB memory limit (heap and ArrayBuffers) and was stopped; process the data in smaller pieces", r.c.lim.heapMB)})
 	case r.w.guard.Hits() > r.guardHits:
 		r.c.halt(protocol.StatusOutOfMemory, &protocol.ErrorInfo{Name: "OutOfMemoryError",
 			Message: fmt.Sprintf("the script used up the V8 heap (%d MiB in use) and was stopped; process the data in smaller pieces", st.UsedHeapSize>>20)})
 	case used > limit:
 		r.c.halt(protocol.StatusOutOfMemory, &protocol.ErrorInfo{Name: "OutOfMemoryError",
-			Message: fmt.Sprintf("the script used %d MiB of memory, over its %d MiB limit, and was stopped; process the data in smaller pieces", used>>20, r.c.req.Limits.HeapMB)})
+			Message: fmt.Sprintf("the script used %d MiB of memory, over its %d MiB limit, and was stopped; process the data in smaller pieces", used>>20, r.c.lim.heapMB)})
 	}
 }
 

@@ -21,7 +21,7 @@ func TestHeapBombsEndAsOutOfMemoryAndTheRuntimeKeepsServing(t *testing.T) {
 		"objects":     "const m = new Map(); for (let i = 0; ; i++) m.set(i, {i, s: 'v' + i});",
 		"arraybuffer": "const a = []; while (true) a.push(new Uint8Array(16 << 20));",
 	} {
-		res := run(t, rt, src, Limits{HeapMB: 64, WallTime: 30 * time.Second})
+		res := run(t, rt, src, protocol.Limits{HeapMiB: 64, WallTimeMS: 30_000})
 		assert.Equal(t, protocol.StatusOutOfMemory, res.Status, name)
 		if assert.NotNil(t, res.Error, name) {
 			assert.Equal(t, "OutOfMemoryError", res.Error.Name, name)
@@ -33,11 +33,11 @@ func TestHeapBombsEndAsOutOfMemoryAndTheRuntimeKeepsServing(t *testing.T) {
 
 func TestCPULimitIgnoresTimeWaitingForTools(t *testing.T) {
 	rt := newRuntime(t)
-	res := run(t, rt, "while (true) {}", Limits{CPUTime: 100 * time.Millisecond, WallTime: 20 * time.Second})
+	res := run(t, rt, "while (true) {}", protocol.Limits{CPUTimeMS: 100, WallTimeMS: 20_000})
 	require.Equal(t, protocol.StatusTimedOut, res.Status)
 	assert.Contains(t, res.Error.Message, "CPU-time limit of 100ms")
 
-	res = run(t, rt, "await tools.echo({delay_ms: 300}); return 'waited'", Limits{CPUTime: 100 * time.Millisecond})
+	res = run(t, rt, "await tools.echo({delay_ms: 300}); return 'waited'", protocol.Limits{CPUTimeMS: 100})
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	assert.Equal(t, []string{"waited"}, texts(res))
 }
@@ -46,7 +46,7 @@ func TestToolCallLimit(t *testing.T) {
 	rt := newRuntime(t)
 	res := run(t, rt, `
 const r = await Promise.allSettled(Array.from({length: 5}, (_, i) => tools.echo({i})));
-return r.map(x => x.status === 'fulfilled' ? 'ok' : x.reason.code).join(',');`, Limits{MaxToolCalls: 3})
+return r.map(x => x.status === 'fulfilled' ? 'ok' : x.reason.code).join(',');`, protocol.Limits{ToolCallsPerCell: 3})
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	assert.Equal(t, []string{"ok,ok,ok,limit_exceeded,limit_exceeded"}, texts(res))
 }
@@ -69,7 +69,7 @@ func (c *concurrencySpy) CallTool(ctx context.Context, call protocol.ToolCall) (
 func TestConcurrentToolCallLimitQueuesInOrder(t *testing.T) {
 	rt := newRuntime(t)
 	spy := &concurrencySpy{}
-	res, err := rt.Run(context.Background(), CellRequest{Tools: testTools, Caller: spy, Limits: Limits{MaxConcurrentToolCalls: 4},
+	res, err := rt.Run(context.Background(), CellRequest{Tools: testTools, Caller: spy, Limits: protocol.Limits{ConcurrentToolCalls: 4},
 		Source: `const r = await Promise.all(Array.from({length: 40}, (_, i) => tools.echo({i}))); return r.every((x, i) => x.i === i)`})
 	require.NoError(t, err)
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
@@ -98,7 +98,7 @@ func TestStuckCellIsReported(t *testing.T) {
 	// before it: the wall-time limit lands in the sort even on a loaded
 	// machine.
 	res := run(t, rt, "const a = Array.from({length: 1e6}, (_, i) => (i * 7919) % 1e6);\nwhile (true) a.sort();",
-		Limits{WallTime: 400 * time.Millisecond})
+		protocol.Limits{WallTimeMS: 400})
 	assert.Equal(t, protocol.StatusTimedOut, res.Status)
 	select {
 	case s := <-stuck:
@@ -106,4 +106,24 @@ func TestStuckCellIsReported(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("OnStuck was not called")
 	}
+}
+
+func TestStartRefusesASourceOverItsLimit(t *testing.T) {
+	rt := newRuntime(t)
+	_, err := rt.Start(CellRequest{Source: "return 12345678901", Limits: protocol.Limits{SourceBytes: 10}})
+	var refused *RefusedError
+	require.ErrorAs(t, err, &refused)
+	assert.Equal(t, protocol.ErrCodeLimitExceeded, refused.Code)
+	assert.Equal(t, "the source is 18 bytes; the limit is 10: send a shorter script", refused.Message)
+}
+
+func TestLimitsTakeTheProtocolDefaults(t *testing.T) {
+	d := protocol.DefaultLimits
+	l := limitsOf(protocol.Limits{}, false)
+	assert.Equal(t, time.Duration(d.WallTimeMS)*time.Millisecond, l.wall)
+	assert.Equal(t, time.Duration(d.CPUTimeMS)*time.Millisecond, l.cpu)
+	assert.Equal(t, int(d.HeapMiB), l.heapMB)
+	assert.Equal(t, int(d.SourceBytes), l.sourceBytes)
+	assert.Equal(t, TokenBudget(int(d.OutputTokens), int(d.OutputBytes)), l.budget())
+	assert.Equal(t, TokenBudget(0, int(d.OutputBytes)), limitsOf(protocol.Limits{}, true).budget())
 }

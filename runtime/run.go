@@ -72,7 +72,7 @@ func (w *worker) run(c *Cell) (reusable bool) {
 	cpu0 := threadCPU()
 	callCtx, cancel := context.WithCancel(context.Background())
 	r := &cellRun{c: c, w: w, callCtx: callCtx, cancelCall: cancel, pending: map[uint64]*pendingCall{},
-		guardHits: w.guard.Hits(), out: Output{Limit: c.req.Limits.budget()}}
+		guardHits: w.guard.Hits(), out: Output{Limit: c.lim.budget()}}
 	if _, async := c.req.Caller.(AsyncToolCaller); async && w.rt.cfg.PollBeforeSleep > 0 {
 		r.pollFor = w.rt.cfg.PollBeforeSleep
 		r.input, _ = c.req.Caller.(InputPoller)
@@ -119,10 +119,6 @@ func (r *cellRun) execute() Result {
 			Message: fmt.Sprintf("the source contains a NUL byte at line %d, column %d; remove it", line, col),
 			Line:    line, Column: col})
 	}
-	if n := len(c.req.Source); n > c.req.Limits.MaxSourceBytes {
-		return r.failed(&protocol.ErrorInfo{Name: "RangeError",
-			Message: fmt.Sprintf("the source is %d bytes; the limit is %d", n, c.req.Limits.MaxSourceBytes)})
-	}
 	prog, perr := compile(c.req)
 	if perr != nil {
 		return r.failed(perr)
@@ -137,17 +133,17 @@ func (r *cellRun) execute() Result {
 	if err := ctx.Install(r, toolEntries(r.tools), c.req.Store); err != nil {
 		return internalFailure(c, err)
 	}
-	r.w.guard.SetCellLimit(uint64(c.req.Limits.HeapMB) << 20)
+	r.w.guard.SetCellLimit(uint64(c.lim.heapMB) << 20)
 	c.attach(r.w.iso)
 	if stop := c.stopped(); stop != nil {
 		// Halted before its JS started: TerminateExecution is lost on an
 		// isolate that runs no JS, so don't start it.
 		return r.halted(stop)
 	}
-	defer r.watch(c.req.Limits.CPUTime)()
-	timeout := time.AfterFunc(c.req.Limits.WallTime, func() {
+	defer r.watch(c.lim.cpu)()
+	timeout := time.AfterFunc(c.lim.wall, func() {
 		c.halt(protocol.StatusTimedOut, &protocol.ErrorInfo{Name: "TimeoutError",
-			Message: fmt.Sprintf("the script ran longer than its wall-time limit of %s and was stopped", c.req.Limits.WallTime)})
+			Message: fmt.Sprintf("the script ran longer than its wall-time limit of %s and was stopped", c.lim.wall)})
 	})
 	defer timeout.Stop()
 
@@ -273,14 +269,14 @@ func (r *cellRun) CallTool(index int, input string) (*v8.Value, error) {
 		Kind:      kindOf(def),
 		Input:     unsafe.Slice(unsafe.StringData(input), len(input)), // read-only; see ToolCaller
 	}
-	lim := r.c.req.Limits
+	lim := r.c.lim
 	switch {
-	case int(id) > lim.MaxToolCalls:
+	case int(id) > lim.toolCalls:
 		r.c.mb.post(func() {
 			r.settle(id, nil, &protocol.ToolError{Code: protocol.CodeLimitExceeded,
-				Message: fmt.Sprintf("this cell reached its limit of %d tool calls", lim.MaxToolCalls)})
+				Message: fmt.Sprintf("this cell reached its limit of %d tool calls", lim.toolCalls)})
 		})
-	case r.inflight >= lim.MaxConcurrentToolCalls:
+	case r.inflight >= lim.concurrent:
 		r.queued = append(r.queued, queuedCall{id: id, call: call})
 	default:
 		r.start(id, call)
@@ -466,7 +462,7 @@ func (r *cellRun) result(status protocol.Status, e *protocol.ErrorInfo) Result {
 	if r.returned != nil {
 		last = []protocol.Item{*r.returned}
 	}
-	items, e, cut := r.out.Take(last, e, r.c.req.Limits.budget())
+	items, e, cut := r.out.Take(last, e, r.c.lim.budget())
 	return Result{Status: status, Items: items, Error: e, Truncated: cut, Returned: r.returned}
 }
 

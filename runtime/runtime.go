@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	v8 "rogchap.com/v8go"
+
+	"github.com/codemode-host/codemode-host/protocol"
 )
 
 // Runtime runs cells on a pool of isolates. Safe from any goroutine.
@@ -68,27 +70,64 @@ func (r *Runtime) Running() int {
 	return len(r.active)
 }
 
-// Start begins running req and returns at once. The cell runs on its own
-// isolate until it ends; Start never waits for another cell.
+// DefaultOrigin is the script name in stack traces of a request that
+// names none (CellRequest.Origin, the protocol's exec filename).
+const DefaultOrigin = "cell.js"
+
+// Start checks req (see Prepare) and begins running it; it returns at
+// once. The cell runs on its own isolate until it ends; Start never waits
+// for another cell. Safe from any goroutine.
 func (r *Runtime) Start(req CellRequest) (*Cell, error) {
+	c, err := r.Prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Prepare checks req and returns its cell, not yet started (Cell.Start
+// starts it), or a *RefusedError that says why the runtime will not run
+// it: its source is over Limits.SourceBytes, or it binds tools and has
+// nothing to answer them. Nothing of the cell runs before Start, so a
+// caller can announce the cell first. Safe from any goroutine.
+func (r *Runtime) Prepare(req CellRequest) (*Cell, error) {
 	id := req.ID
 	if id == "" {
 		id = "cell-" + strconv.FormatUint(r.seq.Add(1), 10)
 	}
 	if req.Origin == "" {
-		req.Origin = "script.js"
+		req.Origin = DefaultOrigin
 	}
-	req.Limits = req.Limits.withDefaults()
+	lim := limitsOf(req.Limits, req.NoTokenBudget)
+	if n := len(req.Source); n > lim.sourceBytes {
+		return nil, &RefusedError{Code: protocol.ErrCodeLimitExceeded,
+			Message: fmt.Sprintf("the source is %d bytes; the limit is %d: send a shorter script", n, lim.sourceBytes)}
+	}
 	if len(req.Tools) > 0 && req.Caller == nil {
-		return nil, fmt.Errorf("runtime: cell %s binds %d tools but has no ToolCaller", id, len(req.Tools))
+		return nil, &RefusedError{Code: protocol.ErrCodeBadField,
+			Message: fmt.Sprintf("cell %s binds %d tools but has no ToolCaller", id, len(req.Tools))}
 	}
-	c := newCell(id, req)
+	c := newCell(id, req, lim)
+	c.rt = r
 	c.stuckAfter, c.onStuck = r.cfg.StuckAfter, r.cfg.OnStuck
+	return c, nil
+}
 
+// Start begins running a cell from Prepare and returns at once; it fails
+// with ErrClosed after the runtime's Close, and when called twice. Safe
+// from any goroutine.
+func (c *Cell) Start() error {
+	r := c.rt
+	if !c.started.CompareAndSwap(false, true) {
+		return fmt.Errorf("runtime: cell %s was already started", c.id)
+	}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	r.active[c] = struct{}{}
 	w := r.takeIdleLocked()
@@ -103,7 +142,7 @@ func (r *Runtime) Start(req CellRequest) (*Cell, error) {
 	r.mu.Unlock()
 	w.primed.Store(false)
 	w.jobs <- c
-	return c, nil
+	return nil
 }
 
 // takeIdleLocked removes and returns an idle worker, preferring one whose

@@ -54,7 +54,7 @@ func newRuntime(t *testing.T) *Runtime {
 	return rt
 }
 
-func run(t *testing.T, rt *Runtime, src string, limits ...Limits) Result {
+func run(t *testing.T, rt *Runtime, src string, limits ...protocol.Limits) Result {
 	t.Helper()
 	req := CellRequest{Source: src, Tools: testTools, Caller: &echoCaller{}}
 	if len(limits) > 0 {
@@ -136,7 +136,7 @@ func TestUncaughtErrorReportsUserLine(t *testing.T) {
 	assert.Equal(t, "bad 1", res.Error.Message)
 	assert.Equal(t, 4, res.Error.Line)
 	assert.Equal(t, 9, res.Error.Column)
-	assert.Contains(t, res.Error.Stack, "script.js:4:9")
+	assert.Contains(t, res.Error.Stack, "cell.js:4:9")
 }
 
 func TestErrorOnFirstLineHasUserColumn(t *testing.T) {
@@ -214,7 +214,7 @@ func TestRunawayAsyncRecursionIsDescribedAndTheIsolateServesOn(t *testing.T) {
 func TestTimeoutStopsRunawayCodeAndRuntimeKeepsServing(t *testing.T) {
 	rt := newRuntime(t)
 	for _, src := range []string{"while (true) {}", "for (;;) { await null; }", "await tools.never({})"} {
-		res := run(t, rt, src, Limits{WallTime: 100 * time.Millisecond})
+		res := run(t, rt, src, protocol.Limits{WallTimeMS: 100})
 		require.Equal(t, protocol.StatusTimedOut, res.Status, src)
 		assert.Equal(t, "TimeoutError", res.Error.Name)
 	}
@@ -341,7 +341,7 @@ func (panicCaller) CallTool(context.Context, protocol.ToolCall) (json.RawMessage
 
 func TestOutputCapKeepsTheBeginningAndTheEnd(t *testing.T) {
 	rt := newRuntime(t)
-	res := run(t, rt, "for (let i = 0; i < 100; i++) text(i + ':' + 'x'.repeat(100)); return 'end'", Limits{MaxOutputBytes: 2000})
+	res := run(t, rt, "for (let i = 0; i < 100; i++) text(i + ':' + 'x'.repeat(100)); return 'end'", protocol.Limits{OutputBytes: 2000})
 	require.Equal(t, protocol.StatusCompleted, res.Status)
 	assert.True(t, res.Truncated)
 	assert.True(t, strings.HasPrefix(res.Items[0].Text, "0:"), res.Items[0].Text)

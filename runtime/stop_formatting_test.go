@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,7 +24,7 @@ func TestLoopsInsideFormattingEndTimedOutByWallTime(t *testing.T) {
 	rt := newRuntime(t)
 	for name, src := range formattingLoops {
 		t.Run(name, func(t *testing.T) {
-			res := run(t, rt, src, Limits{WallTime: 200 * time.Millisecond, CPUTime: time.Minute})
+			res := run(t, rt, src, protocol.Limits{WallTimeMS: 200, CPUTimeMS: 60_000})
 			require.Equal(t, protocol.StatusTimedOut, res.Status, "%+v", res.Error)
 			require.NotNil(t, res.Error)
 			assert.Equal(t, "TimeoutError", res.Error.Name)
@@ -37,7 +36,7 @@ func TestLoopsInsideFormattingEndTimedOutByWallTime(t *testing.T) {
 
 func TestLoopsInsideFormattingEndTimedOutByCPUTime(t *testing.T) {
 	rt := newRuntime(t)
-	res := run(t, rt, formattingLoops["return value's toJSON"], Limits{WallTime: time.Minute, CPUTime: 200 * time.Millisecond})
+	res := run(t, rt, formattingLoops["return value's toJSON"], protocol.Limits{WallTimeMS: 60_000, CPUTimeMS: 200})
 	require.Equal(t, protocol.StatusTimedOut, res.Status, "%+v", res.Error)
 	assert.Contains(t, res.Error.Message, "CPU-time limit")
 }

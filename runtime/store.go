@@ -18,8 +18,8 @@ type scriptSide struct {
 
 // ScriptLimits implements jsbindings.Host.
 func (r *cellRun) ScriptLimits() jsbindings.ScriptLimits {
-	lim := r.c.req.Limits
-	return jsbindings.ScriptLimits{OutputBytes: lim.MaxOutputBytes, StoreBytes: lim.MaxStoreBytes}
+	lim := r.c.lim
+	return jsbindings.ScriptLimits{OutputBytes: lim.outputBytes, StoreBytes: lim.storeBytes}
 }
 
 // Stopped implements jsbindings.Host.
@@ -27,7 +27,7 @@ func (r *cellRun) Stopped() bool { return r.c.stopped() != nil }
 
 // Store implements jsbindings.Host: it checks the write and records it in
 // r.writes, which the cell's Result carries whatever ended it. The limit is
-// Limits.MaxStoreBytes over the snapshot the cell started with plus its own
+// Limits.StoreBytes over the snapshot the cell started with plus its own
 // writes, a replaced key's old value no longer counting. An empty value
 // (the script's store(key, undefined)) deletes key: it is recorded as an
 // empty value, which frees the key's bytes.
@@ -66,7 +66,7 @@ func (r *cellRun) Store(key, value string) error {
 	if value != "" {
 		next += protocol.StoreCost(key, raw)
 	}
-	if limit := r.c.req.Limits.MaxStoreBytes; next > limit && next > s.storeBytes {
+	if limit := r.c.lim.storeBytes; next > limit && next > s.storeBytes {
 		return &jsbindings.NamedError{Name: "RangeError", Message: fmt.Sprintf(
 			"store: storing %s would make the session's store %d bytes, over its limit of %d bytes (store_bytes); store less, or overwrite keys you no longer need with a small value",
 			keyLabel(key), next, limit)}
@@ -95,20 +95,20 @@ func keyLabel(key string) string {
 }
 
 // notifyBudget is how many bytes of notify texts a cell may send in all:
-// its output budget (Limits.budget: the token budget, never more than
-// MaxOutputBytes).
+// its output budget (limits.budget: the token budget, never more than
+// OutputBytes).
 func (r *cellRun) notifyBudget() int {
-	return r.c.req.Limits.budget().Bytes
+	return r.c.lim.budget().Bytes
 }
 
 // checkNotify counts text against the cell's notify limits (the number of
 // notifications and their bytes in all) and returns the RangeError the
 // script gets when it is over one of them.
 func (r *cellRun) checkNotify(text string) error {
-	lim := r.c.req.Limits
-	if r.notified >= lim.MaxNotifications {
+	lim := r.c.lim
+	if r.notified >= lim.notifications {
 		return &jsbindings.NamedError{Name: "RangeError",
-			Message: fmt.Sprintf("notify: this cell reached its limit of %d notifications", lim.MaxNotifications)}
+			Message: fmt.Sprintf("notify: this cell reached its limit of %d notifications", lim.notifications)}
 	}
 	if budget := r.notifyBudget(); r.script.notifyBytes+len(text) > budget {
 		return &jsbindings.NamedError{Name: "RangeError",

@@ -84,10 +84,10 @@ func TestNotifyAndYield(t *testing.T) {
 	assert.Equal(t, 1, yields)
 	assert.Equal(t, []string{"a", "notify expects non-empty text"}, texts(res))
 
-	res = runReq(t, rt, CellRequest{Source: `for (let i = 0; ; i++) notify("flood " + i)`, Limits: Limits{MaxNotifications: 50}})
+	res = runReq(t, rt, CellRequest{Source: `for (let i = 0; ; i++) notify("n")`})
 	require.Equal(t, protocol.StatusFailed, res.Status)
 	assert.Equal(t, "RangeError", res.Error.Name)
-	assert.Contains(t, res.Error.Message, "limit of 50 notifications")
+	assert.Contains(t, res.Error.Message, "limit of 1000 notifications")
 }
 
 func TestStoreAndLoad(t *testing.T) {

@@ -47,7 +47,7 @@ func TestTruncateItemsNeverSplitsRunes(t *testing.T) {
 
 func TestCellOutputBudget(t *testing.T) {
 	rt := newRuntime(t)
-	res := run(t, rt, "for (let i = 0; i < 1000; i++) text('line ' + i);", Limits{MaxOutputTokens: 50})
+	res := run(t, rt, "for (let i = 0; i < 1000; i++) text('line ' + i);", protocol.Limits{OutputTokens: 50})
 	require.Equal(t, protocol.StatusCompleted, res.Status)
 	assert.Equal(t, "line 0", res.Items[0].Text)
 	assert.Equal(t, "line 999", res.Items[len(res.Items)-1].Text)

@@ -58,7 +58,7 @@ bad usage or an unreadable file.`,
 	f := cmd.Flags()
 	f.StringVar(&o.tools, "tools", "", "fixture file of tools to bind (JSON: {\"tools\": [...]})")
 	f.BoolVar(&o.json, "json", false, "print one JSON object: status, items, error, stats")
-	f.DurationVar(&o.timeout, "timeout", runtime.DefaultWallTime, "stop the script after this much wall time")
+	f.DurationVar(&o.timeout, "timeout", time.Minute, "stop the script after this much wall time")
 	f.BoolVar(&o.trace, "trace", false, "print every tool call on stderr")
 	f.StringArrayVar(&o.mcp, "mcp", nil, "bind an MCP server's tools: 'NAME=COMMAND ARGS…' or 'NAME=https://…' (repeatable)")
 	f.StringVar(&o.lang, "lang", "", "js or ts (default: ts for .ts/.mts/.cts files, else js)")

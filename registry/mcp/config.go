@@ -62,8 +62,9 @@ type ServerConfig struct {
 	// left off (the per-server "omit tools from"), overriding Exposure.
 	// Default nil.
 	Policy *registry.ExposurePolicy
-	// Description describes the server's namespace in tool_search.
-	// Default: the instructions the server sent when it connected.
+	// Description describes the server's namespace in tool_search and
+	// the exec description. Default: the instructions the server sent
+	// when it connected, cut to their first 2,000 characters.
 	Description string
 	// Sequential makes calls to the server's tools run alone, one at a time
 	// among all non-parallel tools. Default false: they run alongside other

@@ -20,6 +20,14 @@
 // registry; a server that exits has its tools removed, and calls in flight
 // fail with a *protocol.ToolError that says so.
 //
+// Declarations: a tool's schemas reach its registry.Spec as the server
+// wrote them, in its key order (the adapter keeps the tools/list text; the
+// SDK's decoded maps have lost the order), except over streamable HTTP.
+// Its OutputSchema describes what a script gets: {content} and, when the
+// tool declares an output schema, a required structuredContent of it. The
+// server's instructions, cut to 2,000 characters, describe its namespace
+// (Server.Instructions) unless ServerConfig.Description is set.
+//
 // Calls: the caller's context cancellation is sent to the server as a
 // notifications/cancelled; the server's progress notifications are
 // reported with registry.ReportProgress to the registry.WithProgress

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -40,6 +41,8 @@ type Server struct {
 
 	proc   *commandTransport // nil unless cfg.Command
 	stderr *stderrTail
+	// listing keeps the tools as the server listed them (JSON text).
+	listing listing
 
 	progressSeq atomic.Uint64
 	// progress maps a call's progress token to its context.
@@ -54,6 +57,8 @@ type Server struct {
 	tools     map[string]*tool
 	order     []string
 	desc      string
+	// instructions are the server's, from initialize, bounded.
+	instructions string
 }
 
 // Attach starts connecting to the server cfg describes and returns at once.
@@ -81,6 +86,9 @@ func Attach(ctx context.Context, reg *registry.Registry, cfg ServerConfig) (*Ser
 	s.life, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	transport, proc, tail := newTransport(&s.cfg, s.log)
 	s.proc, s.stderr = proc, tail
+	if recordable(transport) {
+		transport = recordingTransport{Transport: transport, listing: &s.listing}
+	}
 	if len(cfg.Tools) > 0 {
 		s.apply(cfg.Tools)
 	}
@@ -147,6 +155,27 @@ func (s *Server) Tools() []*sdk.Tool {
 		out = append(out, s.tools[name].def)
 	}
 	return out
+}
+
+// Instructions are the instructions the server sent when it connected,
+// cut to their first 2,000 characters; "" before it connected or when it
+// sent none. Unless ServerConfig.Description is set they describe the
+// server's namespace (tool_search, the exec description).
+func (s *Server) Instructions() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.instructions
+}
+
+// ListedTools is the server's current tool listing as JSON text, each
+// tool exactly as the server sent it in tools/list (its key order kept),
+// in its order. Tools registered from ServerConfig.Tools, and tools of a
+// streamable HTTP server, have no text and are left out.
+func (s *Server) ListedTools() []json.RawMessage {
+	s.mu.Lock()
+	order := slices.Clone(s.order)
+	s.mu.Unlock()
+	return s.listing.raw(order)
 }
 
 // Lookup is the MCP definition of the server's tool registered as name
@@ -224,10 +253,11 @@ func (s *Server) run(ctx context.Context, transport sdk.Transport) {
 	s.mu.Lock()
 	s.session = sess
 	closed := s.closed
+	if init := sess.InitializeResult(); init != nil {
+		s.instructions = boundInstructions(init.Instructions)
+	}
 	if s.desc == "" {
-		if init := sess.InitializeResult(); init != nil {
-			s.desc = init.Instructions
-		}
+		s.desc = s.instructions
 	}
 	s.mu.Unlock()
 	if closed { // Close ran while connecting and did not see the session.

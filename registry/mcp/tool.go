@@ -43,11 +43,20 @@ func newTool(s *Server, def *sdk.Tool) *tool {
 	if desc == "" {
 		desc = def.Title
 	}
+	// The schemas as the server wrote them, when recorded, keep its
+	// property order; the decoded ones have lost it.
+	in, out := s.listing.schemas(def)
+	if in == nil {
+		in = marshalSchema(def.InputSchema)
+	}
+	if out == nil {
+		out = marshalSchema(def.OutputSchema)
+	}
 	t.spec = registry.Spec{
 		Name:             registry.Namespaced(Namespace(s.cfg.Name), def.Name),
 		Description:      desc,
-		InputSchema:      inputSchema(def.InputSchema, s.log, def.Name),
-		OutputSchema:     resultSchema(def.OutputSchema),
+		InputSchema:      inputSchema(in, s.log, def.Name),
+		OutputSchema:     resultSchema(out),
 		Exposure:         s.cfg.Exposure,
 		SupportsParallel: !s.cfg.Sequential,
 		Search:           registry.SearchInfo{Keywords: keywords},

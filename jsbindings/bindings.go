@@ -1,22 +1,28 @@
 // Package jsbindings installs everything a script sees in its global scope:
-// tools.<ident>(), ALL_TOOLS, console, text, timers, exit and ToolError.
+// tools.<ident>(), ALL_TOOLS, console, text, timers, exit, ToolError and
+// the standard library (package stdlib, plus crypto and performance).
 //
-// The JS half lives in prelude.js; the Go half is a handful of host
+// The JS half lives in stdlib/stdlib.js and prelude.js, compiled once per
+// isolate and run in every context; the Go half is a handful of host
 // functions created once per isolate. Every function in this package must
 // be called on the goroutine that owns the isolate (the loop goroutine).
 package jsbindings
 
 import (
+	"crypto/rand"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
+	"unicode/utf8"
 
 	v8 "rogchap.com/v8go"
 
 	"github.com/codemode-host/codemode-host/internal/v8shim"
 	"github.com/codemode-host/codemode-host/internal/wellformed"
+	"github.com/codemode-host/codemode-host/jsbindings/stdlib"
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
@@ -91,6 +97,9 @@ const (
 	// MaxSearchQuery is the longest searchTools query, in UTF-16 code
 	// units; a longer one is a RangeError.
 	MaxSearchQuery = 1000
+	// MaxRandomBytes is the most crypto.getRandomValues fills in one call,
+	// as in browsers and Node; more is a QuotaExceededError.
+	MaxRandomBytes = 65536
 )
 
 // scriptLimits is what install receives in the JS.
@@ -99,6 +108,7 @@ type scriptLimits struct {
 	NotifyBytes      int `json:"notifyBytes"`
 	ErrorBytes       int `json:"errorBytes"`
 	SearchQueryChars int `json:"searchQueryChars"`
+	RandomBytes      int `json:"randomBytes"`
 }
 
 // Globals holds the per-isolate templates. Create one per isolate with New
@@ -107,6 +117,8 @@ type scriptLimits struct {
 type Globals struct {
 	iso     *v8.Isolate
 	tmpl    *v8.ObjectTemplate
+	stdlib  *v8.UnboundScript
+	prelude *v8.UnboundScript
 	host    Host
 	current *Context
 }
@@ -121,9 +133,18 @@ type NamedError struct {
 // Error returns "Name: Message".
 func (e *NamedError) Error() string { return e.Name + ": " + e.Message }
 
-// New creates the host function templates on iso. Loop only.
+// New creates the host function templates on iso and compiles the
+// standard library and the prelude for it, once: every context runs the
+// same compiled code. Loop only.
 func New(iso *v8.Isolate) (*Globals, error) {
 	g := &Globals{iso: iso, tmpl: v8.NewObjectTemplate(iso)}
+	var err error
+	if g.stdlib, err = iso.CompileUnboundScript(stdlib.Source, stdlib.Origin, v8.CompileOptions{}); err != nil {
+		return nil, fmt.Errorf("jsbindings: compile the standard library: %w", err)
+	}
+	if g.prelude, err = iso.CompileUnboundScript(preludeSource, PreludeOrigin, v8.CompileOptions{}); err != nil {
+		return nil, fmt.Errorf("jsbindings: compile the prelude: %w", err)
+	}
 	fns := map[string]func(args []*v8.Value) (*v8.Value, error){
 		"__cm_call":      g.call,
 		"__cm_out":       g.out,
@@ -134,6 +155,8 @@ func New(iso *v8.Isolate) (*Globals, error) {
 		"__cm_yield":     g.yield,
 		"__cm_search":    g.search,
 		"__cm_store":     g.store,
+		"__cm_random":    g.random,
+		"__cm_now":       g.now,
 		"__cm_stopped": func([]*v8.Value) (*v8.Value, error) {
 			return v8.NewValue(iso, g.host.Stopped())
 		},
@@ -165,14 +188,20 @@ type Context struct {
 	*v8.Context
 	internals *v8.Object
 	globals   *Globals
+	origin    time.Time // performance.now() counts from here
 }
 
-// Prepare creates a context and runs the prelude, leaving the tools and
-// the store for Install: a worker prepares its next context while it is
-// idle, so a cell does not wait for it. Loop only.
+// Prepare creates a context and runs the standard library and the
+// prelude, leaving the tools and the store for Install: a worker prepares
+// its next context while it is idle, so a cell does not wait for it. Loop
+// only.
 func (g *Globals) Prepare() (*Context, error) {
 	ctx := v8.NewContext(g.iso, g.tmpl)
-	val, err := ctx.RunScript(preludeSource, PreludeOrigin)
+	if _, err := g.stdlib.Run(ctx); err != nil {
+		ctx.Close()
+		return nil, fmt.Errorf("jsbindings: standard library failed: %w", err)
+	}
+	val, err := g.prelude.Run(ctx)
 	if err != nil {
 		ctx.Close()
 		return nil, fmt.Errorf("jsbindings: prelude failed: %w", err)
@@ -182,7 +211,7 @@ func (g *Globals) Prepare() (*Context, error) {
 		ctx.Close()
 		return nil, fmt.Errorf("jsbindings: prelude returned %s, not an object", val.DetailString())
 	}
-	return &Context{Context: ctx, internals: internals, globals: g}, nil
+	return &Context{Context: ctx, internals: internals, globals: g, origin: time.Now()}, nil
 }
 
 // Install makes c the context whose callbacks go to host, binds tools,
@@ -212,7 +241,8 @@ func (c *Context) Install(host Host, tools []ToolEntry, store map[string]json.Ra
 	}
 	defer sv.Release()
 	lj, err := json.Marshal(scriptLimits{ScriptLimits: host.ScriptLimits(),
-		NotifyBytes: NotifyTextBytes, ErrorBytes: ErrorTextBytes, SearchQueryChars: MaxSearchQuery})
+		NotifyBytes: NotifyTextBytes, ErrorBytes: ErrorTextBytes, SearchQueryChars: MaxSearchQuery,
+		RandomBytes: MaxRandomBytes})
 	if err != nil {
 		return fmt.Errorf("jsbindings: encode limits: %w", err)
 	}
@@ -223,6 +253,7 @@ func (c *Context) Install(host Host, tools []ToolEntry, store map[string]json.Ra
 	defer lv.Release()
 	c.globals.host = host
 	c.globals.current = c
+	c.origin = time.Now()
 	if _, err := c.internals.MethodCall("install", tv, sv, lv); err != nil {
 		return fmt.Errorf("jsbindings: install tools: %w", err)
 	}
@@ -412,4 +443,35 @@ func (g *Globals) store(args []*v8.Value) (*v8.Value, error) {
 		return nil, fmt.Errorf("__cm_store expects 2 arguments")
 	}
 	return nil, g.host.Store(goString(args[0]), goString(args[1]))
+}
+
+// random returns n bytes from crypto/rand as a string of n code units,
+// each 0-255: crypto.getRandomValues copies them into the script's array.
+func (g *Globals) random(args []*v8.Value) (*v8.Value, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("__cm_random expects 1 argument")
+	}
+	n := int(args[0].Int32())
+	if n < 0 || n > MaxRandomBytes {
+		return nil, fmt.Errorf("__cm_random: %d bytes is outside 0..%d", n, MaxRandomBytes)
+	}
+	raw := make([]byte, n)
+	if _, err := rand.Read(raw); err != nil {
+		return nil, fmt.Errorf("crypto.getRandomValues: %w", err)
+	}
+	text := make([]byte, 0, 2*n)
+	for _, b := range raw {
+		text = utf8.AppendRune(text, rune(b))
+	}
+	return v8.NewValue(g.iso, string(text))
+}
+
+// now returns the milliseconds since the current cell started, from the
+// monotonic clock, to the nanosecond.
+func (g *Globals) now([]*v8.Value) (*v8.Value, error) {
+	var ms float64
+	if c := g.current; c != nil {
+		ms = float64(time.Since(c.origin).Nanoseconds()) / 1e6
+	}
+	return v8.NewValue(g.iso, ms)
 }

@@ -17,6 +17,9 @@
 //   __cm_yield()
 //   __cm_search(query, limit) -> array of tool indexes, best first
 //   __cm_store(key, jsonText)   records a write; throws when refused
+//   __cm_random(n) -> string of n code units 0-255 from crypto/rand
+//       (n <= MaxRandomBytes)
+//   __cm_now() -> milliseconds since the cell started (monotonic)
 //   __cm_stopped() -> bool   whether the cell was stopped
 //   __cm_adopt_reject() -> bool   moves the __codemode_reject__ global out
 //       of the script's reach (see internal/v8shim)
@@ -27,6 +30,9 @@
 // message and stack at ErrorTextBytes, each cut in the middle with a note
 // where the cut is; a larger image or store write, or a longer search
 // query, is a RangeError.
+//
+// The standard library (stdlib/stdlib.js: core-js and TextEncoder/
+// TextDecoder) has run before this; DOMException is its.
 (function () {
   'use strict';
   const g = globalThis;
@@ -41,9 +47,11 @@
   const hostStore = g.__cm_store;
   const hostStopped = g.__cm_stopped;
   const hostAdoptReject = g.__cm_adopt_reject;
+  const hostRandom = g.__cm_random;
+  const hostNow = g.__cm_now;
   for (const k of ['__cm_call', '__cm_out', '__cm_timer', '__cm_exit', '__cm_unhandled',
     '__cm_notify', '__cm_yield', '__cm_search', '__cm_store', '__cm_stopped', '__cm_adopt_reject',
-    'Atomics', 'SharedArrayBuffer', 'WebAssembly']) {
+    '__cm_random', '__cm_now', 'Atomics', 'SharedArrayBuffer', 'WebAssembly']) {
     delete g[k];
   }
 
@@ -89,10 +97,26 @@
   const MapProto = Map.prototype;
   const SetProto = Set.prototype;
   const getPrototypeOf = Object.getPrototypeOf;
+  // The standard library loads DOMException on first use; its getter
+  // returns the real one whatever the script assigns to the global.
+  const domExceptionGetter = Object.getOwnPropertyDescriptor(g, 'DOMException').get;
+  function domException(message, name) {
+    const DOMExceptionCtor = ReflectApply(domExceptionGetter, g, []);
+    return new DOMExceptionCtor(message, name);
+  }
+  const Uint8ArrayCtor = Uint8Array;
+  const isView = ArrayBuffer.isView;
+  const TypedArrayProto = getPrototypeOf(Uint8Array.prototype);
+  const typedArrayGetter = (k) => Object.getOwnPropertyDescriptor(TypedArrayProto, k).get;
+  const typedArrayTag = typedArrayGetter(Symbol.toStringTag);
+  const typedArrayBuffer = typedArrayGetter('buffer');
+  const typedArrayOffset = typedArrayGetter('byteOffset');
+  const typedArrayByteLength = typedArrayGetter('byteLength');
+  const dateNow = Date.now;
 
   // Limits from install (Go's ScriptLimits); until then nothing is cut.
   let limits = { __proto__: null, outputBytes: Infinity, storeBytes: Infinity, notifyBytes: Infinity,
-    errorBytes: Infinity, searchQueryChars: Infinity };
+    errorBytes: Infinity, searchQueryChars: Infinity, randomBytes: Infinity };
 
   function codeAt(s, i) {
     return ReflectApply(charCodeAt, s, [i]);
@@ -340,8 +364,10 @@
   }
 
   // Timers run on the cell's event loop; pending ones never keep a finished
-  // script alive.
+  // script alive. An interval is a timer that fireTimer arms again, with
+  // its period in intervals, before it runs the callback.
   const timers = new MapCtor();
+  const intervals = new MapCtor(); // id -> period in ms
   let nextTimer = 1;
   function setTimeout(callback, delay, ...args) {
     if (typeof callback !== 'function') {
@@ -354,10 +380,34 @@
     hostTimer(id, ms);
     return id;
   }
-  function clearTimeout(id) {
-    if (typeof id === 'symbol') throw new TypeErrorCtor('clearTimeout expects a numeric timer id; got a symbol');
+  // Node's bounds for an interval's period: under 1 ms (or not a number)
+  // or over 2^31-1 ms is 1 ms.
+  const TIMEOUT_MAX = 2147483647;
+  function setInterval(callback, delay, ...args) {
+    if (typeof callback !== 'function') {
+      throw new TypeErrorCtor('setInterval expects a function as its first argument; got ' + kindOf(callback));
+    }
+    let ms = NumberCtor(delay);
+    if (!(ms >= 1 && ms <= TIMEOUT_MAX)) ms = 1;
+    const id = nextTimer++;
+    ReflectApply(mapSet, timers, [id, () => ReflectApply(callback, undefined, args)]);
+    ReflectApply(mapSet, intervals, [id, ms]);
+    hostTimer(id, ms);
+    return id;
+  }
+  // clearTimer cancels a timeout or an interval, as either clear function
+  // does in browsers and Node.
+  function clearTimer(name, id) {
+    if (typeof id === 'symbol') throw new TypeErrorCtor(name + ' expects a numeric timer id; got a symbol');
     const n = NumberCtor(id);
+    ReflectApply(mapDelete, intervals, [n]);
     if (ReflectApply(mapDelete, timers, [n])) hostTimer(n, -1);
+  }
+  function clearTimeout(id) {
+    clearTimer('clearTimeout', id);
+  }
+  function clearInterval(id) {
+    clearTimer('clearInterval', id);
   }
   function queueMicrotask(callback) {
     if (typeof callback !== 'function') {
@@ -369,6 +419,53 @@
   function exit() {
     hostExit();
   }
+
+  // crypto: random bytes from Go's crypto/rand, with the Web Crypto API's
+  // checks and errors.
+  const INTEGER_ARRAYS = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',
+    'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
+  const HEX = '0123456789abcdef';
+  function getRandomValues(array) {
+    if (!isView(array)) {
+      throw new TypeErrorCtor('crypto.getRandomValues expects an integer typed array (Uint8Array, Uint32Array, ...); got ' + kindOf(array));
+    }
+    const type = ReflectApply(typedArrayTag, array, []);
+    if (!ReflectApply(arrayIncludes, INTEGER_ARRAYS, [type])) {
+      throw domException("The provided ArrayBufferView is of type '" + (type || 'DataView') +
+        "', which is not an integer array type.", 'TypeMismatchError');
+    }
+    const n = ReflectApply(typedArrayByteLength, array, []);
+    if (n > limits.randomBytes) {
+      throw domException("The ArrayBufferView's byte length (" + n + ') exceeds the number of bytes of entropy available via this API (' +
+        limits.randomBytes + ').', 'QuotaExceededError');
+    }
+    const s = hostRandom(n);
+    const bytes = new Uint8ArrayCtor(ReflectApply(typedArrayBuffer, array, []), ReflectApply(typedArrayOffset, array, []), n);
+    for (let i = 0; i < n; i++) bytes[i] = codeAt(s, i);
+    return array;
+  }
+  function randomUUID() {
+    const s = hostRandom(16);
+    let id = '';
+    for (let i = 0; i < 16; i++) {
+      let b = codeAt(s, i);
+      if (i === 6) b = (b & 0x0F) | 0x40; // version 4
+      else if (i === 8) b = (b & 0x3F) | 0x80; // variant 10
+      id += HEX[b >> 4] + HEX[b & 0x0F];
+      if (i === 3 || i === 5 || i === 7 || i === 9) id += '-';
+    }
+    return id;
+  }
+  const crypto = { getRandomValues, randomUUID };
+  defineProperty(crypto, Symbol.toStringTag, { value: 'Crypto', configurable: true });
+
+  // performance.now() counts from the cell's start on a monotonic clock.
+  let timeOrigin = dateNow();
+  const performance = {
+    now() { return hostNow(); },
+    get timeOrigin() { return timeOrigin; },
+  };
+  defineProperty(performance, Symbol.toStringTag, { value: 'Performance', configurable: true });
 
   function notify(value) {
     const s = format(value);
@@ -538,7 +635,7 @@
 
   const globals = {
     console, text, image, notify, yield_control, store, load, searchTools,
-    setTimeout, clearTimeout, queueMicrotask, exit, ToolError,
+    setTimeout, clearTimeout, setInterval, clearInterval, queueMicrotask, exit, ToolError, crypto, performance,
   };
   for (const k in globals) {
     defineProperty(g, k, { value: globals[k], writable: true, enumerable: false, configurable: true });
@@ -620,6 +717,7 @@
     // install binds the cell's tools: [{ident, qualified, kind, description, declaration}].
     install(table, snapshot, lim) {
       limits = lim;
+      timeOrigin = dateNow() - hostNow();
       const keys = objectKeys(snapshot);
       for (let i = 0; i < keys.length; i++) ReflectApply(mapSet, stored, [keys[i], snapshot[keys[i]]]);
       // No prototype, and every tool an own data property: a tool named
@@ -639,7 +737,9 @@
     fireTimer(id) {
       const cb = ReflectApply(mapGet, timers, [id]);
       if (cb === undefined) return;
-      ReflectApply(mapDelete, timers, [id]);
+      const period = ReflectApply(mapGet, intervals, [id]);
+      if (period === undefined) ReflectApply(mapDelete, timers, [id]);
+      else hostTimer(id, period);
       cb();
     },
     describe,

@@ -183,24 +183,28 @@ func TestImportAndRequireSayWhatToDo(t *testing.T) {
 }
 
 // TestGlobalScopeAllowList pins the script's global scope: standard
-// ECMAScript globals plus ours. A new global must be added here on purpose.
+// ECMAScript globals, the web platform's that the standard library adds
+// (jsbindings/stdlib), plus ours. A new global must be added here on
+// purpose.
 func TestGlobalScopeAllowList(t *testing.T) {
 	rt := newRuntime(t)
 	res := runReq(t, rt, CellRequest{Source: `return JSON.stringify(Object.getOwnPropertyNames(globalThis).sort())`})
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	var got []string
 	require.NoError(t, json.Unmarshal([]byte(res.Items[0].Text), &got))
-	ours := []string{"ALL_TOOLS", "ToolError", "clearTimeout", "console", "exit", "image",
-		"load", "notify", "queueMicrotask", "searchTools", "setTimeout", "store", "text", "tools", "yield_control"}
+	ours := []string{"ALL_TOOLS", "ToolError", "clearInterval", "clearTimeout", "console", "crypto", "exit", "image",
+		"load", "notify", "performance", "queueMicrotask", "searchTools", "setInterval", "setTimeout", "store", "text",
+		"tools", "yield_control"}
+	web := []string{"DOMException", "TextDecoder", "TextEncoder", "URL", "URLSearchParams", "atob", "btoa", "structuredClone"}
 	standard := []string{"AggregateError", "Array", "ArrayBuffer", "BigInt", "BigInt64Array", "BigUint64Array",
 		"Boolean", "DataView", "Date", "Error", "EvalError", "FinalizationRegistry", "Float32Array", "Float64Array",
-		"Function", "Infinity", "Int16Array", "Int32Array", "Int8Array", "Intl", "JSON", "Map", "Math", "NaN",
-		"Number", "Object", "Promise", "Proxy", "RangeError", "ReferenceError", "Reflect", "RegExp", "Set",
+		"Function", "Infinity", "Int16Array", "Int32Array", "Int8Array", "Intl", "Iterator", "JSON", "Map", "Math",
+		"NaN", "Number", "Object", "Promise", "Proxy", "RangeError", "ReferenceError", "Reflect", "RegExp", "Set",
 		"String", "Symbol", "SyntaxError", "TypeError", "URIError", "Uint16Array", "Uint32Array", "Uint8Array",
 		"Uint8ClampedArray", "WeakMap", "WeakRef", "WeakSet", "decodeURI", "decodeURIComponent", "encodeURI",
 		"encodeURIComponent", "escape", "eval", "globalThis", "isFinite", "isNaN", "parseFloat", "parseInt",
 		"undefined", "unescape"}
-	want := append(append([]string{}, ours...), standard...)
+	want := append(append(append([]string{}, ours...), web...), standard...)
 	sort.Strings(want)
 	assert.Equal(t, want, got)
 }
@@ -213,8 +217,9 @@ func TestGlobalScopeAllowList(t *testing.T) {
 func TestNoInternalFunctionIsReachable(t *testing.T) {
 	rt := newRuntime(t)
 	res := runReq(t, rt, CellRequest{Source: `
-const ours = new Set(["ALL_TOOLS", "ToolError", "clearTimeout", "console", "exit", "image", "load", "notify",
-  "queueMicrotask", "searchTools", "setTimeout", "store", "text", "tools", "yield_control"]);
+const ours = new Set(["ALL_TOOLS", "ToolError", "clearInterval", "clearTimeout", "console", "crypto", "exit", "image",
+  "load", "notify", "performance", "queueMicrotask", "searchTools", "setInterval", "setTimeout", "store", "text",
+  "tools", "yield_control"]);
 const std = new Set();
 const seen = new Set([globalThis]);
 const found = [];
@@ -245,8 +250,10 @@ return found.sort();`})
 	var got []string
 	require.NoError(t, json.Unmarshal([]byte(res.Items[0].Text), &got))
 	want := []string{
-		"ToolError", "clearTimeout", "console.debug", "console.error", "console.info", "console.log", "console.warn",
-		"exit", "image", "load", "notify", "queueMicrotask", "searchTools", "setTimeout", "store", "text",
+		"ToolError", "clearInterval", "clearTimeout", "console.debug", "console.error", "console.info", "console.log",
+		"console.warn", "crypto.getRandomValues", "crypto.randomUUID", "exit", "image", "load", "notify",
+		"performance.now", "performance.timeOrigin<get>", "queueMicrotask", "searchTools", "setInterval", "setTimeout",
+		"store", "text",
 		"tools.apply", "tools.echo", "tools.fail", "tools.mcp__files__read_file", "tools.never", "yield_control",
 	}
 	sort.Strings(want)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/codemode-host/codemode-host/internal/bm25"
 	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/toolsearch"
 )
 
 // searchSchema is the input schema of tool_search.
@@ -22,20 +22,6 @@ const searchSchema = `{
   "required": ["query"],
   "additionalProperties": false
 }`
-
-// Weights of the fields tool_search indexes. The name appears twice (as
-// written and with "_" as spaces), as in the reference design, so it
-// counts the most; schema text counts the least.
-const (
-	weightName        = 2.0
-	weightKeywords    = 1.5
-	weightDescription = 1.0
-	weightProperties  = 0.6
-	weightSchemaText  = 0.4
-	weightNamespace   = 1.0
-	weightNSText      = 0.4
-	maxSchemaDepth    = 6
-)
 
 // SearchHit is one tool tool_search found.
 type SearchHit struct {
@@ -72,16 +58,23 @@ type searchIndex struct {
 	entries []*entry
 	nsDesc  map[string]string
 	once    sync.Once
-	index   *bm25.Index
+	index   *toolsearch.Index
 }
 
-func (si *searchIndex) get() *bm25.Index {
+// get builds the index on first use: each tool's document is
+// toolsearch's (the same as the host's searchTools()), plus what only the
+// registry knows (keywords, grammar, the namespace's description).
+func (si *searchIndex) get() *toolsearch.Index {
 	si.once.Do(func() {
-		docs := make([]bm25.Document, len(si.entries))
+		tools := make([]toolsearch.Tool, len(si.entries))
 		for i, e := range si.entries {
-			docs[i] = searchDocument(e, si.nsDesc[e.name.Namespace])
+			tools[i] = toolsearch.Tool{Def: e.def(), Extra: toolsearch.Extra{
+				Keywords:             e.spec.Search.Keywords,
+				Grammar:              e.spec.Grammar,
+				NamespaceDescription: si.nsDesc[e.name.Namespace],
+			}}
 		}
-		si.index = bm25.New(docs, bm25.Params{})
+		si.index = toolsearch.New(tools)
 	})
 	return si.index
 }
@@ -108,60 +101,6 @@ func (c *searchCache) get(version uint64, mode Mode, entries []*entry, nsDesc ma
 	c.byMode[mode] = si
 	c.builds++
 	return si
-}
-
-// searchDocument is what BM25 sees of one tool.
-func searchDocument(e *entry, nsDesc string) bm25.Document {
-	var props, texts []string
-	if len(e.spec.InputSchema) > 0 {
-		var schema any
-		if json.Unmarshal(e.spec.InputSchema, &schema) == nil {
-			collectSchemaText(schema, 0, &props, &texts)
-		}
-	}
-	fields := []bm25.Field{
-		{Text: e.name.Name, Weight: weightName},
-		{Text: strings.ReplaceAll(e.name.Name, "_", " "), Weight: weightName},
-		{Text: e.spec.Description, Weight: weightDescription},
-		{Text: strings.Join(e.spec.Search.Keywords, " "), Weight: weightKeywords},
-		{Text: strings.Join(props, " "), Weight: weightProperties},
-		{Text: strings.Join(texts, " "), Weight: weightSchemaText},
-		{Text: e.spec.Grammar, Weight: weightSchemaText},
-	}
-	if !e.name.IsDefaultNamespace() {
-		fields = append(fields,
-			bm25.Field{Text: e.name.Namespace, Weight: weightNamespace},
-			bm25.Field{Text: nsDesc, Weight: weightNSText})
-	}
-	return bm25.Document{Fields: fields}
-}
-
-// collectSchemaText gathers property names and descriptions from a JSON
-// Schema: properties, items, anyOf/oneOf/allOf, recursively.
-func collectSchemaText(v any, depth int, props, texts *[]string) {
-	m, ok := v.(map[string]any)
-	if !ok || depth > maxSchemaDepth {
-		return
-	}
-	if d, ok := m["description"].(string); ok && depth > 0 {
-		*texts = append(*texts, d)
-	}
-	if ps, ok := m["properties"].(map[string]any); ok {
-		for name, p := range ps {
-			*props = append(*props, name)
-			collectSchemaText(p, depth+1, props, texts)
-		}
-	}
-	if items, ok := m["items"]; ok {
-		collectSchemaText(items, depth+1, props, texts)
-	}
-	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
-		if xs, ok := m[k].([]any); ok {
-			for _, x := range xs {
-				collectSchemaText(x, depth+1, props, texts)
-			}
-		}
-	}
 }
 
 // Search ranks the set's searchable tools for query and returns at most
@@ -215,6 +154,9 @@ func (s *ToolSet) runSearch(_ context.Context, inv Invocation) (Output, error) {
 	res, err := s.Search(in.Query, in.Limit)
 	if err != nil {
 		return Output{}, toolError(protocol.CodeInvalidArguments, inv.Name, "%v", err)
+	}
+	if err := s.recordLoaded(inv, res); err != nil {
+		return Output{}, err
 	}
 	return JSONOutput(res)
 }

@@ -1,21 +1,20 @@
 package runtime
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/codemode-host/codemode-host/internal/bm25"
 	"github.com/codemode-host/codemode-host/jsbindings"
 	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/toolsearch"
 )
 
 // searchIndexes caches the BM25 index of a tool list: a parent sends the
 // same tools with every cell. Safe from any goroutine.
 var searchIndexes struct {
 	sync.Mutex
-	m map[string]*bm25.Index
+	m map[string]*toolsearch.Index
 }
 
 // maxSearchQueryBytes bounds the query searchTools ranks, whatever its
@@ -25,7 +24,7 @@ const maxSearchQueryBytes = 3 * jsbindings.MaxSearchQuery
 
 // searchTools ranks query against idx and returns the best limit indexes
 // as a JSON array. A query past maxSearchQueryBytes is cut there.
-func searchTools(idx *bm25.Index, query string, limit int) string {
+func searchTools(idx *toolsearch.Index, query string, limit int) string {
 	if len(query) > maxSearchQueryBytes {
 		query = cutRunes(query, maxSearchQueryBytes, true)
 	}
@@ -42,7 +41,9 @@ func searchTools(idx *bm25.Index, query string, limit int) string {
 	return b.String()
 }
 
-func toolIndex(tools []protocol.ToolDef) *bm25.Index {
+// toolIndex is the search index of a cell's bound tools: toolsearch's
+// ranking, the one the registry's tool_search uses.
+func toolIndex(tools []protocol.ToolDef) *toolsearch.Index {
 	var key strings.Builder
 	for _, t := range tools {
 		key.WriteString(toolKey(t))
@@ -54,40 +55,10 @@ func toolIndex(tools []protocol.ToolDef) *bm25.Index {
 	if idx, ok := searchIndexes.m[k]; ok {
 		return idx
 	}
-	docs := make([]bm25.Document, len(tools))
-	for i, t := range tools {
-		docs[i] = bm25.Document{Fields: []bm25.Field{
-			{Text: t.Name + " " + strings.ReplaceAll(t.Name, "_", " "), Weight: 3},
-			{Text: protocol.JSIdent(t.Namespace, t.Name), Weight: 1},
-			{Text: t.Description, Weight: 1},
-			{Text: schemaWords(t.InputSchema), Weight: 1},
-		}}
-	}
-	idx := bm25.New(docs, bm25.Params{})
+	idx := toolsearch.FromDefs(tools)
 	if searchIndexes.m == nil || len(searchIndexes.m) >= 64 {
-		searchIndexes.m = map[string]*bm25.Index{}
+		searchIndexes.m = map[string]*toolsearch.Index{}
 	}
 	searchIndexes.m[k] = idx
 	return idx
-}
-
-// schemaWords collects the property names and descriptions of a schema's
-// top-level properties.
-func schemaWords(schema json.RawMessage) string {
-	var s struct {
-		Properties map[string]struct {
-			Description string `json:"description"`
-		} `json:"properties"`
-	}
-	if json.Unmarshal(schema, &s) != nil {
-		return ""
-	}
-	var b strings.Builder
-	for name, p := range s.Properties {
-		b.WriteString(name)
-		b.WriteByte(' ')
-		b.WriteString(p.Description)
-		b.WriteByte(' ')
-	}
-	return b.String()
 }

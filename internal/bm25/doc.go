@@ -9,6 +9,7 @@
 // removed and every word reduced to its Snowball (Porter2) stem.
 //
 // An Index is immutable once built: Search is safe from any goroutine.
-// The package knows nothing about tools; the registry and the host's
-// in-script searchTools() helper both use it.
+// The package knows nothing about tools: toolsearch builds the tool
+// documents and is the one user, for the registry's tool_search and the
+// host's in-script searchTools() alike.
 package bm25

@@ -17,8 +17,11 @@ type ExecOptions struct {
 	// Limits are the cell limits to quote; zero fields take
 	// protocol.DefaultLimits.
 	Limits protocol.Limits
-	// Namespaces describes namespaces (by name) in the deferred-tools
-	// guidance. Optional.
+	// Namespaces describes namespaces (by name, e.g. "mcp__files__"; an MCP
+	// server's instructions): the description heads the namespace's
+	// declared tools as // comment lines (capped at
+	// Options.MaxToolDescription runes), and its first 200 runes name the
+	// namespace in the deferred-tools guidance. Optional.
 	Namespaces map[string]string
 }
 
@@ -69,7 +72,7 @@ func (e ExecOptions) ExecDescription(defs []protocol.ToolDef) string {
 	}
 	if len(declared) > 0 {
 		b.WriteString("\n\nTools:\n```ts\n")
-		b.WriteString(e.Declarations(declared))
+		b.WriteString(e.Options.withDefaults().declarations(declared, e.Namespaces))
 		b.WriteString("```")
 	}
 	if len(deferred) > 0 {

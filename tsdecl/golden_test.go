@@ -93,3 +93,47 @@ func TestExecDescriptionMatchesGolden(t *testing.T) {
 func TestWaitDescriptionMatchesGolden(t *testing.T) {
 	checkGolden(t, "wait_description.golden", WaitDescription())
 }
+
+// mcp37 is the Code Mode definitions of three real MCP servers' 37 tools
+// (filesystem, memory, everything) as registry/mcp and the registry bind
+// them; registry/mcp's TestCatalogueMatchesTheServers writes it.
+func mcp37(t testing.TB) []protocol.ToolDef {
+	for _, c := range loadCorpus(t) {
+		if c.name == "mcp37" {
+			return c.defs
+		}
+	}
+	t.Fatal("testdata/mcp37.json is missing")
+	return nil
+}
+
+// mcp37Namespaces describes the namespaces of mcp37 by the instructions
+// their servers sent (testdata/mcp/catalogue-37.json).
+func mcp37Namespaces(t testing.TB) map[string]string {
+	data, err := os.ReadFile(filepath.Join("testdata", "mcp", "catalogue-37.json"))
+	require.NoError(t, err)
+	var cat struct {
+		Servers []struct {
+			Name         string `json:"name"`
+			Instructions string `json:"instructions"`
+		} `json:"servers"`
+	}
+	require.NoError(t, json.Unmarshal(data, &cat))
+	out := map[string]string{}
+	for _, s := range cat.Servers {
+		if s.Instructions != "" {
+			out["mcp__"+s.Name+"__"] = s.Instructions
+		}
+	}
+	return out
+}
+
+// mcp37Exec is the exec description of the 37 tools, all direct, with
+// their servers' instructions.
+func mcp37Exec(t testing.TB) string {
+	return ExecOptions{Namespaces: mcp37Namespaces(t)}.ExecDescription(mcp37(t))
+}
+
+func TestExecDescriptionOfTheMCPCatalogueMatchesGolden(t *testing.T) {
+	checkGolden(t, "exec_description_mcp37.golden", mcp37Exec(t))
+}

@@ -55,14 +55,26 @@
 //     optional, since a call without arguments sends {}.
 //   - Freeform tools take `input: string`.
 //   - The result is the output schema rendered, else unknown. An MCP
-//     CallToolResult-shaped output schema, or any output of a tool that
-//     Options.IsMCP reports, renders as
-//     `{ content: McpContent[]; structuredContent?: S; isError?: boolean }`
-//     (MCP results reach scripts without _meta) with McpContent declared
-//     once by Declarations.
+//     CallToolResult-shaped output schema (titled CallToolResult, as
+//     registry/mcp writes it, or a content array beside isError,
+//     structuredContent or _meta), or any output of a tool that
+//     Options.IsMCP reports, renders as what a script receives:
+//     `{ content: McpContent[] }`, plus a required
+//     `structuredContent: S` when the tool declares an output schema S.
+//     isError is never declared (a result that reports an error rejects
+//     with a ToolError) and _meta never arrives. McpContent is declared
+//     once by Declarations, and in Globals.
 //   - The doc comment is the trimmed description, capped at
-//     Options.MaxToolDescription runes, plus "Tool name: ns.name" when the
-//     identifier differs from the qualified name.
+//     Options.MaxToolDescription runes. The method's name is the script
+//     spelling, tools.<protocol.JSIdent(namespace, name)>; no other
+//     spelling is shown.
+//
+// # Type-checking a cell
+//
+// Globals (globals.d.ts) declares every global a script sees; a parent
+// type-checks a cell with it, the bound tools' ToolsInterface and the
+// cell wrapped by WrapCell, with tsc in strict mode, lib es2023, no
+// @types and no DOM (TSConfig). CheckFiles writes them all.
 package tsdecl
 
 import (
@@ -99,11 +111,19 @@ type Options struct {
 	InlineWidth int
 	// OmitToolDescription leaves the tool's description out of its doc
 	// comment, for callers that show the description beside the
-	// declaration already. The "Tool name:" line stays.
+	// declaration already.
 	OmitToolDescription bool
+	// Compact drops what a script does not need, for descriptions that
+	// must be small: the "Tool name:" line when the identifier keeps the
+	// tool's name as it is, the line breaks of a one-paragraph tool doc
+	// comment, and the repeated shape of MCP results, which
+	// render as McpResult<S> (declared once, as McpResultType; without
+	// isError, which is always false in a result a script gets). Default
+	// false.
+	Compact bool
 	// IsMCP reports tools known to return MCP CallToolResults; their output
-	// schema, if any, types structuredContent. Default: none; only output
-	// schemas shaped like a CallToolResult are detected.
+	// schema, if any, types a required structuredContent. Default: none;
+	// only output schemas shaped like a CallToolResult are detected.
 	IsMCP func(protocol.ToolDef) bool
 }
 
@@ -134,6 +154,12 @@ type McpContent =
   | { type: "audio"; data: string; mimeType: string }
   | { type: "resource_link"; uri: string; name: string; title?: string; description?: string; mimeType?: string }
   | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string; blob?: string } };
+`
+
+// McpResultType declares what an MCP tool resolves to, for
+// Options.Compact: S is the type of its structured content.
+const McpResultType = `/** What an MCP tool resolves to. */
+type McpResult<S = { [key: string]: unknown }> = { content: McpContent[]; structuredContent?: S };
 `
 
 // Schema renders a JSON Schema as a TypeScript type with the default
@@ -180,7 +206,7 @@ func (o Options) ToolDeclaration(def protocol.ToolDef) string {
 func (o Options) toolDeclaration(def protocol.ToolDef) (string, bool) {
 	ident := protocol.JSIdent(def.Namespace, def.Name)
 	var b strings.Builder
-	b.WriteString(o.toolDoc(def, ident))
+	b.WriteString(o.toolDoc(def))
 	b.WriteString(ident)
 	if def.Kind == protocol.KindFreeform {
 		b.WriteString("(input: string)")
@@ -202,17 +228,11 @@ func (o Options) toolDeclaration(def protocol.ToolDef) (string, bool) {
 }
 
 // toolDoc renders the tool's doc comment with a trailing newline, or "".
-func (o Options) toolDoc(def protocol.ToolDef, ident string) string {
-	var lines []string
-	if !o.OmitToolDescription {
-		lines = descriptionLines(capRunes(def.Description, o.MaxToolDescription))
+func (o Options) toolDoc(def protocol.ToolDef) string {
+	if o.OmitToolDescription {
+		return ""
 	}
-	if q := def.QualifiedName(); q != ident {
-		if len(lines) > 0 {
-			lines = append(lines, "")
-		}
-		lines = append(lines, "Tool name: "+commentText(q))
-	}
+	lines := descriptionLines(capRunes(def.Description, o.MaxToolDescription))
 	switch {
 	case len(lines) == 0:
 		return ""
@@ -295,11 +315,10 @@ func (o Options) resultType(def protocol.ToolDef) (string, bool) {
 	if err != nil {
 		root = nil
 	}
-	known := o.IsMCP != nil && o.IsMCP(def)
 	if root != nil && isCallToolResult(root) {
 		return o.mcpResult(root, root.get("properties").get("structuredContent")), true
 	}
-	if known {
+	if o.IsMCP != nil && o.IsMCP(def) {
 		return o.mcpResult(root, root), true
 	}
 	if root == nil {
@@ -308,8 +327,13 @@ func (o Options) resultType(def protocol.ToolDef) (string, bool) {
 	return renderType(root, root, o), false
 }
 
+// callToolResultTitle is the title registry/mcp gives the result schema
+// of an MCP tool.
+const callToolResultTitle = "CallToolResult"
+
 // isCallToolResult reports a schema shaped like an MCP CallToolResult: a
-// content array beside isError, structuredContent or _meta.
+// content array in an object titled CallToolResult, or beside isError,
+// structuredContent or _meta.
 func isCallToolResult(n *node) bool {
 	p := n.get("properties")
 	if p == nil || p.kind != kindObject {
@@ -319,24 +343,24 @@ func isCallToolResult(n *node) bool {
 	if c == nil || c.kind != kindObject || c.str("type") != "array" {
 		return false
 	}
-	return p.has("isError") || p.has("structuredContent") || p.has("_meta")
+	return n.str("title") == callToolResultTitle || p.has("isError") || p.has("structuredContent") || p.has("_meta")
 }
 
-// mcpResult renders a CallToolResult whose structuredContent is the schema
-// structured inside the document root (nil: any object).
+// mcpResult renders what a script receives of a CallToolResult: content,
+// and a required structuredContent of the schema structured inside the
+// document root when there is one (it renders as any object when it
+// renders as unknown). No isError: such a result is thrown.
 func (o Options) mcpResult(root, structured *node) string {
-	st := tsAnyObject.text
+	members := []member{{text: "content: McpContent[];"}}
 	if structured != nil {
-		if t := renderType(root, structured, o); t != "unknown" {
-			st = t
+		st := renderType(root, structured, o)
+		if st == "unknown" {
+			st = tsAnyObject.text
 		}
+		members = append(members, member{text: "structuredContent: " + st + ";"})
 	}
 	r := newRenderer(root, o, tiers[0])
-	return r.objectLiteral([]member{
-		{text: "content: McpContent[];"},
-		{text: "structuredContent?: " + st + ";"},
-		{text: "isError?: boolean;"},
-	}).text
+	return r.objectLiteral(members).text
 }
 
 // Declarations renders `declare const tools: { ... };` for defs, in order,
@@ -348,30 +372,103 @@ func Declarations(defs []protocol.ToolDef) string { return Options{}.Declaration
 // preceded by McpContentType when a tool returns MCP results. A def whose
 // identifier an earlier def already claimed is skipped.
 func (o Options) Declarations(defs []protocol.ToolDef) string {
-	o = o.withDefaults()
+	return o.withDefaults().declarations(defs, nil)
+}
+
+// declarations renders Declarations with, before the first tool of each
+// namespace that headings describes, that description as // comment
+// lines headed by the namespace's name; a tool of the namespace named in
+// backticks there is named as scripts call it (`tools.<ident>`).
+func (o Options) declarations(defs []protocol.ToolDef, headings map[string]string) string {
+	body, usesMCP := o.members(defs, headings)
+	var b strings.Builder
+	if usesMCP {
+		b.WriteString(McpContentType)
+	}
+	if body == "" {
+		b.WriteString("declare const tools: {};\n")
+		return b.String()
+	}
+	b.WriteString("declare const tools: {\n")
+	b.WriteString(body)
+	b.WriteString("};\n")
+	return b.String()
+}
+
+// ToolsInterface renders defs as `interface Tools { ... }`, the form that
+// augments the Tools interface Globals declares (`declare const tools:
+// Tools`), for type-checking a cell: the same members as Declarations,
+// without McpContent (Globals declares it).
+func ToolsInterface(defs []protocol.ToolDef) string { return Options{}.ToolsInterface(defs) }
+
+// ToolsInterface renders defs as `interface Tools { ... }`, the form that
+// augments the Tools interface Globals declares (`declare const tools:
+// Tools`), for type-checking a cell: the same members as Declarations,
+// without McpContent (Globals declares it).
+func (o Options) ToolsInterface(defs []protocol.ToolDef) string {
+	body, _ := o.withDefaults().members(defs, nil)
+	if body == "" {
+		return "interface Tools {}\n"
+	}
+	return "interface Tools {\n" + body + "}\n"
+}
+
+// members renders the tools' method signatures, indented, and reports
+// whether one uses McpContent. See declarations for headings.
+func (o Options) members(defs []protocol.ToolDef, headings map[string]string) (string, bool) {
 	var body strings.Builder
 	usesMCP := false
 	seen := map[string]bool{}
+	headed := map[string]bool{}
+	// A description names a tool in `backticks` by its server name; the
+	// heading names it as a script calls it.
+	var spell map[string][]string // namespace → old, new pairs
+	if len(headings) > 0 {
+		spell = map[string][]string{}
+		for _, d := range defs {
+			ns := d.Namespace
+			if protocol.IsDefaultNamespace(ns) {
+				ns = protocol.DefaultNamespace
+			}
+			spell[ns] = append(spell[ns], "`"+d.Name+"`", "`tools."+protocol.JSIdent(d.Namespace, d.Name)+"`")
+		}
+	}
 	for _, d := range defs {
 		ident := protocol.JSIdent(d.Namespace, d.Name)
 		if seen[ident] {
 			continue
 		}
 		seen[ident] = true
+		ns := d.Namespace
+		if protocol.IsDefaultNamespace(ns) {
+			ns = protocol.DefaultNamespace
+		}
+		if text := headings[ns]; text != "" && !headed[ns] {
+			headed[ns] = true
+			text = strings.NewReplacer(spell[ns]...).Replace(text)
+			body.WriteString(namespaceHeading(ns, capRunes(text, o.MaxToolDescription)))
+		}
 		decl, mcp := o.toolDeclaration(d)
 		usesMCP = usesMCP || mcp
 		indentTo(&body, decl, "  ")
 	}
+	return body.String(), usesMCP
+}
+
+// namespaceHeading renders a namespace's description as indented //
+// comment lines: the namespace's name, then the text. Every line
+// terminator JavaScript knows ends a comment line, so none can end the
+// comment early.
+func namespaceHeading(ns, text string) string {
+	text = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n").Replace(text)
 	var b strings.Builder
-	if usesMCP {
-		b.WriteString(McpContentType)
+	b.WriteString("  // " + strings.Join(strings.Fields(ns), " ") + ":\n")
+	for _, line := range descriptionLines(text) {
+		if line == "" {
+			b.WriteString("  //\n")
+			continue
+		}
+		b.WriteString("  // " + line + "\n")
 	}
-	if body.Len() == 0 {
-		b.WriteString("declare const tools: {};\n")
-		return b.String()
-	}
-	b.WriteString("declare const tools: {\n")
-	b.WriteString(body.String())
-	b.WriteString("};\n")
 	return b.String()
 }

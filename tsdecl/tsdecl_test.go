@@ -196,32 +196,63 @@ func TestToolDeclarationSignatures(t *testing.T) {
 	}
 }
 
-func TestToolDeclarationDocNamesTheQualifiedTool(t *testing.T) {
+func TestToolDeclarationDocUsesOnlyTheScriptSpelling(t *testing.T) {
 	got := ToolDeclaration(protocol.ToolDef{Namespace: "mcp__cal", Name: "list-events", Description: "  List events.  "})
-	assert.Equal(t, "/**\n * List events.\n *\n * Tool name: mcp__cal.list-events\n */\nmcp__cal__list_events(args?: { [key: string]: unknown }): Promise<unknown>;", got)
+	assert.Equal(t, "/** List events. */\nmcp__cal__list_events(args?: { [key: string]: unknown }): Promise<unknown>;", got)
+	assert.NotContains(t, got, "mcp__cal.list-events", "no spelling a script cannot use")
 
 	omitted := Options{OmitToolDescription: true}.ToolDeclaration(protocol.ToolDef{Namespace: "mcp__cal", Name: "x", Description: "List events."})
-	assert.Equal(t, "/** Tool name: mcp__cal.x */\nmcp__cal__x(args?: { [key: string]: unknown }): Promise<unknown>;", omitted)
+	assert.Equal(t, "mcp__cal__x(args?: { [key: string]: unknown }): Promise<unknown>;", omitted)
 
 	capped := Options{MaxToolDescription: 10}.ToolDeclaration(protocol.ToolDef{Name: "t", Description: "one two three four five"})
 	assert.Equal(t, "/** one two… */\nt(args?: { [key: string]: unknown }): Promise<unknown>;", capped)
 }
 
-func TestMCPResults(t *testing.T) {
-	callToolResult := `{"type":"object","properties":{"content":{"type":"array","items":{"type":"object"}},"structuredContent":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]},"isError":{"type":"boolean"}}}`
+func TestMCPResultsAreWhatAScriptReceives(t *testing.T) {
+	// A Codex-style CallToolResult schema: isError and _meta never reach
+	// a script, and structuredContent, declared, is required.
+	callToolResult := `{"type":"object","properties":{"content":{"type":"array","items":{"type":"object"}},"structuredContent":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]},"isError":{"type":"boolean"},"_meta":{"type":"object"}}}`
 	def := protocol.ToolDef{Name: "count", OutputSchema: schema(callToolResult)}
-	want := "{\n  content: McpContent[];\n  structuredContent?: { n: number };\n  isError?: boolean;\n}"
-	assert.Contains(t, ToolDeclaration(def), "Promise<"+want+">")
+	want := "{ content: McpContent[]; structuredContent: { n: number } }"
+	assert.Equal(t, "count(args?: { [key: string]: unknown }): Promise<"+want+">;", ToolDeclaration(def))
 	assert.True(t, strings.HasPrefix(Declarations([]protocol.ToolDef{def}), McpContentType))
+
+	// registry/mcp's shape: titled CallToolResult; without an output
+	// schema there is no structuredContent.
+	plain := protocol.ToolDef{Name: "echo", OutputSchema: schema(`{"title":"CallToolResult","type":"object","properties":{"content":{"type":"array","items":{"type":"object"}}},"required":["content"]}`)}
+	assert.Equal(t, "echo(args?: { [key: string]: unknown }): Promise<{ content: McpContent[] }>;", ToolDeclaration(plain))
+	untitled := protocol.ToolDef{Name: "list", OutputSchema: schema(`{"type":"object","properties":{"content":{"type":"array"}}}`)}
+	assert.NotContains(t, ToolDeclaration(untitled), "McpContent", "a content array alone is not an MCP result")
 
 	// A tool known to be MCP: its output schema types structuredContent.
 	o := Options{IsMCP: func(d protocol.ToolDef) bool { return strings.HasPrefix(d.Namespace, "mcp__") }}
 	known := protocol.ToolDef{Namespace: "mcp__x", Name: "count", OutputSchema: schema(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)}
 	assert.Contains(t, o.ToolDeclaration(known), "Promise<"+want+">")
 	bare := protocol.ToolDef{Namespace: "mcp__x", Name: "hello"}
-	assert.Contains(t, o.ToolDeclaration(bare), "structuredContent?: { [key: string]: unknown }")
+	assert.Contains(t, o.ToolDeclaration(bare), "Promise<{ content: McpContent[] }>")
 	other := protocol.ToolDef{Name: "plain"}
 	assert.NotContains(t, o.Declarations([]protocol.ToolDef{other}), "McpContent")
+	for _, d := range []string{ToolDeclaration(def), o.ToolDeclaration(bare), o.ToolDeclaration(known)} {
+		assert.NotContains(t, d, "isError")
+		assert.NotContains(t, d, "structuredContent?")
+	}
+}
+
+func TestExecDescriptionHeadsANamespaceWithItsDescription(t *testing.T) {
+	defs := []protocol.ToolDef{
+		{Namespace: "mcp__a__", Name: "one"},
+		{Namespace: "mcp__b__", Name: "two"},
+		{Namespace: "mcp__a__", Name: "three"},
+		{Name: "plain"},
+	}
+	got := ExecOptions{Namespaces: map[string]string{
+		"mcp__a__": "# Server A\r\n\nUse `one` before `three`.\u2028*/ not code",
+		"mcp__c__": "unused",
+	}}.ExecDescription(defs)
+	assert.Contains(t, got, "declare const tools: {\n  // mcp__a__:\n  // # Server A\n  //\n  // Use `tools.mcp__a__one` before `tools.mcp__a__three`.\n  // *\\/ not code\n  mcp__a__one(")
+	assert.Equal(t, 1, strings.Count(got, "// mcp__a__:"), "once, before the namespace's first tool")
+	assert.NotContains(t, got, "mcp__b__:")
+	assert.NotContains(t, got, "unused")
 }
 
 func TestDeclarationsSkipDuplicateIdentifiers(t *testing.T) {
@@ -276,4 +307,30 @@ func TestParseRejectsHostileInput(t *testing.T) {
 	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
 	assert.Equal(t, "unknown", Schema(schema(deep)))
 	assert.Equal(t, "unknown", Schema(schema(`{"type":"string"} trailing`)))
+}
+
+func TestGlobalsDeclareEveryScriptGlobal(t *testing.T) {
+	assert.Contains(t, Globals, McpContentType, "one McpContent: the one Declarations emits")
+	for _, g := range []string{
+		"const tools", "const ALL_TOOLS", "function searchTools", "function text", "const console",
+		"function image", "function notify", "function store", "function load",
+		"function setTimeout", "function clearTimeout", "function setInterval", "function clearInterval",
+		"function queueMicrotask", "function yield_control", "function exit", "class ToolError",
+		"function atob", "function btoa", "class TextEncoder", "class TextDecoder", "class URL ",
+		"class URLSearchParams", "function structuredClone", "const performance", "const crypto",
+	} {
+		assert.Contains(t, Globals, "declare "+g, g)
+	}
+	for _, code := range []string{protocol.CodeToolFailed, protocol.CodeUnknownTool, protocol.CodeInvalidArguments,
+		protocol.CodeDenied, protocol.CodeNotInCodeMode, protocol.CodeCancelled, protocol.CodeLimitExceeded,
+		protocol.CodeHostDied, protocol.CodeInternal} {
+		assert.Contains(t, Globals, `"`+code+`"`, "ToolErrorCode has every protocol code")
+	}
+}
+
+func TestToolsInterfaceAugmentsGlobals(t *testing.T) {
+	defs := []protocol.ToolDef{{Namespace: "mcp__x__", Name: "a-b", OutputSchema: schema(`{"title":"CallToolResult","type":"object","properties":{"content":{"type":"array"}}}`)}}
+	got := ToolsInterface(defs)
+	assert.Equal(t, "interface Tools {\n  mcp__x__a_b(args?: { [key: string]: unknown }): Promise<{ content: McpContent[] }>;\n}\n", got)
+	assert.NotContains(t, got, "type McpContent", "Globals declares it")
 }

@@ -1,9 +1,5 @@
 declare const tools: {
-  /**
-   * Create an event in a calendar.
-   *
-   * Tool name: mcp__calendar.create_event
-   */
+  /** Create an event in a calendar. */
   mcp__calendar__create_event(args: {
     /** Calendar identifier. Use "primary" for the user's primary calendar. @default "primary" */
     calendarId?: string;

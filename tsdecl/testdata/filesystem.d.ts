@@ -1,8 +1,6 @@
 declare const tools: {
   /**
    * Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Only works within allowed directories.
-   *
-   * Tool name: filesystem.read_text_file
    */
   filesystem__read_text_file(args: {
     path: string;
@@ -13,14 +11,10 @@ declare const tools: {
   }): Promise<unknown>;
   /**
    * Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
-   *
-   * Tool name: filesystem.write_file
    */
   filesystem__write_file(args: { path: string; content: string }): Promise<unknown>;
   /**
    * Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
-   *
-   * Tool name: filesystem.edit_file
    */
   filesystem__edit_file(args: {
     path: string;
@@ -35,15 +29,9 @@ declare const tools: {
   }): Promise<unknown>;
   /**
    * Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.
-   *
-   * Tool name: filesystem.list_allowed_directories
    */
   filesystem__list_allowed_directories(args?: {}): Promise<unknown>;
-  /**
-   * Get a recursive tree view of files and directories as a JSON structure.
-   *
-   * Tool name: filesystem.directory_tree
-   */
+  /** Get a recursive tree view of files and directories as a JSON structure. */
   filesystem__directory_tree(args: {
     path: string;
     /** @default [] */

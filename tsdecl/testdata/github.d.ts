@@ -1,9 +1,5 @@
 declare const tools: {
-  /**
-   * Create a new issue in a GitHub repository.
-   *
-   * Tool name: mcp__github.create_issue
-   */
+  /** Create a new issue in a GitHub repository. */
   mcp__github__create_issue(args: {
     /** Repository owner */
     owner: string;
@@ -30,8 +26,6 @@ declare const tools: {
   }>;
   /**
    * Search for issues in GitHub repositories using issues search syntax already scoped to is:issue
-   *
-   * Tool name: mcp__github.search_issues
    */
   mcp__github__search_issues(args: {
     /** Search query using GitHub issues search syntax */
@@ -49,11 +43,7 @@ declare const tools: {
     /** Page number for pagination (min 1) @minimum 1 */
     page?: number;
   }): Promise<unknown>;
-  /**
-   * Get the contents of a file or directory from a GitHub repository
-   *
-   * Tool name: mcp__github.get_file_contents
-   */
+  /** Get the contents of a file or directory from a GitHub repository */
   mcp__github__get_file_contents(args: {
     /** Repository owner (username or organization) */
     owner: string;
@@ -68,11 +58,7 @@ declare const tools: {
     /** Accepts optional commit SHA. If specified, it will be used instead of ref */
     sha?: string;
   }): Promise<unknown>;
-  /**
-   * Update an existing issue in a GitHub repository.
-   *
-   * Tool name: mcp__github.update_issue
-   */
+  /** Update an existing issue in a GitHub repository. */
   mcp__github__update_issue(args: {
     owner: string;
     repo: string;

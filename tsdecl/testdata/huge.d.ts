@@ -1,8 +1,6 @@
 declare const tools: {
   /**
    * Configure every block of the deployment pipeline. The schema is huge and renders in abbreviated form.
-   *
-   * Tool name: deploy.configure_pipeline
    */
   deploy__configure_pipeline(args: {
     /** Configuration block number 0. This block controls several… */
@@ -246,11 +244,7 @@ declare const tools: {
     /** Configuration block number 119. This block controls several… */
     field_119?: { [key: string]: unknown };
   }): Promise<unknown>;
-  /**
-   * Refs that double at every level (2^20 leaves) stop at the expansion cap.
-   *
-   * Tool name: deploy.exponential_refs
-   */
+  /** Refs that double at every level (2^20 leaves) stop at the expansion cap. */
   deploy__exponential_refs(args?: {
     tree?: {
       left?: {

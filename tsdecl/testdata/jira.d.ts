@@ -1,9 +1,5 @@
 declare const tools: {
-  /**
-   * Create a Jira issue. Custom fields go in `fields` under their id (customfield_10010).
-   *
-   * Tool name: atlassian.jira_create_issue
-   */
+  /** Create a Jira issue. Custom fields go in `fields` under their id (customfield_10010). */
   atlassian__jira_create_issue(args: {
     /** The project key, e.g. PROJ @pattern ^[A-Z][A-Z0-9_]+$ */
     project_key: string;
@@ -30,11 +26,7 @@ declare const tools: {
     /** @format uri */
     self: string;
   }>;
-  /**
-   * Search issues with JQL.
-   *
-   * Tool name: atlassian.jira_search
-   */
+  /** Search issues with JQL. */
   atlassian__jira_search(args: {
     /** JQL query string @example "project = PROJ AND status = \"In Progress\"" */
     jql: string;

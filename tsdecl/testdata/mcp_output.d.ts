@@ -6,11 +6,7 @@ type McpContent =
   | { type: "resource_link"; uri: string; name: string; title?: string; description?: string; mimeType?: string }
   | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string; blob?: string } };
 declare const tools: {
-  /**
-   * Get the weather forecast for a location.
-   *
-   * Tool name: mcp__weather-api.get-forecast
-   */
+  /** Get the weather forecast for a location. */
   mcp__weather_api__get_forecast(args: {
     /** @minimum -90 @maximum 90 */
     latitude: number;
@@ -20,7 +16,7 @@ declare const tools: {
     days?: number;
   }): Promise<{
     content: McpContent[];
-    structuredContent?: {
+    structuredContent: {
       location: string;
       daily: Array<{
         /** @format date */
@@ -30,18 +26,9 @@ declare const tools: {
         conditions?: string;
       }>;
     };
-    isError?: boolean;
   }>;
-  /**
-   * Returns the MCP_TINY_IMAGE
-   *
-   * Tool name: mcp__everything.getTinyImage
-   */
-  mcp__everything__getTinyImage(args?: {}): Promise<{
-    content: McpContent[];
-    structuredContent?: { [key: string]: unknown };
-    isError?: boolean;
-  }>;
+  /** Returns the MCP_TINY_IMAGE */
+  mcp__everything__getTinyImage(args?: {}): Promise<{ content: McpContent[] }>;
   /**
    * Use the `apply_patch` tool to edit files.
    * The input is a patch in the *** Begin Patch / *** End Patch format; a comment terminator *\/ in the text is escaped.

@@ -1,8 +1,6 @@
 declare const tools: {
   /**
    * Run a read-only SQL query. Use $1, $2, … placeholders and pass values in params; never interpolate values into sql.
-   *
-   * Tool name: mcp__postgres.query
    */
   mcp__postgres__query(args: {
     /** The SQL statement. Only SELECT, WITH and EXPLAIN are allowed. */
@@ -24,11 +22,7 @@ declare const tools: {
     row_count: number;
     truncated?: boolean;
   }>;
-  /**
-   * List tables in a schema.
-   *
-   * Tool name: mcp__postgres.list_tables
-   */
+  /** List tables in a schema. */
   mcp__postgres__list_tables(args?: {
     /** @default "public" */
     schema?: string;

@@ -1,9 +1,5 @@
 declare const tools: {
-  /**
-   * Keys that are not identifiers, and descriptions with *\/ inside.
-   *
-   * Tool name: http.request
-   */
+  /** Keys that are not identifiers, and descriptions with *\/ inside. */
   http__request(args: {
     /** @format uri */
     url: string;
@@ -32,6 +28,5 @@ declare const tools: {
      */
     timeout?: number;
   }): Promise<unknown>;
-  /** Tool name: my-ns.9lives */
   my_ns__9lives(args: { default: string; class?: string }): Promise<unknown>;
 };

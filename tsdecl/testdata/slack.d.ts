@@ -3,8 +3,6 @@ declare const tools: {
    * Sends a message to a channel. Provide at least one of text, blocks or attachments.
    *
    * Messages are formatted with mrkdwn unless `mrkdwn` is false.
-   *
-   * Tool name: slack.chat.postMessage
    */
   slack__chat_postMessage(args: {
     /**

@@ -1,0 +1,2 @@
+// want: TS2322
+await tools.mcp__everything__get_structured_content({ location: "Paris" });

@@ -1,0 +1,2 @@
+// want: TS2304
+const page = await fetch("https://example.com");

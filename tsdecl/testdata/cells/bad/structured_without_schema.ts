@@ -1,0 +1,3 @@
+// want: TS2339
+const r = await tools.mcp__everything__echo({ message: "hi" });
+return r.structuredContent;

@@ -26,9 +26,6 @@ func socketStdio(b *testing.B) *Conn {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = theirs, theirs, os.Stderr
 	require.NoError(b, cmd.Start())
 	theirs.Close()
-	out, err := ours.SyscallConn()
-	require.NoError(b, err)
-	_ = out
 	w := os.NewFile(uintptr(mustDup(b, fds[0])), "parent-w")
 	conn, err := NewConn(ours, w, ConnConfig{Executor: ToolExecutorFunc(func(_ context.Context, c protocol.ToolCall) (json.RawMessage, error) {
 		return c.Input, nil

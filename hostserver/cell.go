@@ -34,10 +34,9 @@ type cell struct {
 	result      *runtime.Result // the final result, once ended
 	releaseDone bool            // close the cell even when nobody waits for the result
 	isClosed    bool
-	storeWrites []protocol.StoreEntry        // committed writes, for the final result
-	toolCalls   map[uint64]protocol.ToolCall // calls sent to the parent and not answered, by request id; cancelled by finish
-	nudged      bool                         // a notify or yield_control since the last result: the next wait returns at once
-	soon        *time.Timer                  // set once something new happened while waits were pending: answers them after wakeDelay
+	storeWrites []protocol.StoreEntry // committed writes, for the final result
+	nudged      bool                  // a notify or yield_control since the last result: the next wait returns at once
+	soon        *time.Timer           // set once something new happened while waits were pending: answers them after wakeDelay
 }
 
 // pendingReq is an exec, wait or terminate awaiting its cell.result.
@@ -63,7 +62,7 @@ const wakeDelay = 20 * time.Millisecond
 
 func newCell(s *server, sessionID, id string, lim protocol.Limits, stream bool) *cell {
 	c := &cell{srv: s, session: sessionID, id: id, limits: lim, stream: stream, start: time.Now(),
-		ended: make(chan struct{}), closed: make(chan struct{}), toolCalls: map[uint64]protocol.ToolCall{}}
+		ended: make(chan struct{}), closed: make(chan struct{})}
 	c.out.Limit = c.budget(nil)
 	return c
 }
@@ -73,12 +72,12 @@ func (c *cell) terminate() {
 	c.rc.Terminate()
 }
 
-// onItem records an output item and streams it if asked, within the
-// output budget: a streamed item is cut to fit one result's budget, and
-// streaming pauses once a result's budget worth was streamed (the next
-// cell.result has the output, cut in the middle). It runs on the
-// isolate's loop goroutine and never blocks: Send only queues.
-func (c *cell) onItem(it protocol.Item) {
+// Output implements runtime.Events: it records an output item and
+// streams it if asked, within the output budget: a streamed item is cut
+// to fit one result's budget, and streaming pauses once a result's budget
+// worth was streamed (the next cell.result has the output, cut in the
+// middle). Loop goroutine; never blocks: Send only queues.
+func (c *cell) Output(it protocol.Item) {
 	c.mu.Lock()
 	c.out.Add(it)
 	b := c.budget(nil)
@@ -226,10 +225,10 @@ func (c *cell) hasWaitLocked() bool {
 	return false
 }
 
-// yieldControl answers every pending exec and wait now, as the script
-// asked with yield_control(); with none pending, the next wait returns at
-// once. Loop goroutine; never blocks.
-func (c *cell) yieldControl() {
+// Yield implements runtime.Events: it answers every pending exec and
+// wait now, as the script asked with yield_control(); with none pending,
+// the next wait returns at once. Loop goroutine; never blocks.
+func (c *cell) Yield() {
 	c.mu.Lock()
 	var ids []uint64
 	for _, p := range c.pending {
@@ -296,7 +295,11 @@ func (c *cell) release() {
 	}
 }
 
-// finish records the final result and answers what waits for it.
+// Result implements runtime.Events: the cell ended.
+func (c *cell) Result(res runtime.Result) { c.finish(res) }
+
+// finish records the final result and answers what waits for it; only
+// the first result counts (a cell reported stuck has one already).
 func (c *cell) finish(res runtime.Result) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -305,10 +308,7 @@ func (c *cell) finish(res runtime.Result) {
 	}
 	c.result = &res
 	c.storeWrites = c.srv.commitStore(c.session, res)
-	for id, call := range c.toolCalls {
-		c.cancelToolLocked(id, call)
-	}
-	clear(c.toolCalls)
+	c.cancelToolsLocked()
 	close(c.ended)
 	if len(c.pending) > 0 || c.releaseDone {
 		c.closeLocked()
@@ -348,9 +348,9 @@ func msSince(t time.Time) float64 {
 	return float64(time.Since(t).Microseconds()) / 1000
 }
 
-// onNotify sends a script's notify(text) at once. Loop goroutine; never
-// blocks.
-func (c *cell) onNotify(text string) {
+// Notify implements runtime.Events: it sends a script's notify(text) at
+// once. Loop goroutine; never blocks.
+func (c *cell) Notify(text string) {
 	c.srv.send(&protocol.Notify{Session: c.session, Cell: c.id, Text: text})
 	c.wakeWaits(true)
 }

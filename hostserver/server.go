@@ -36,7 +36,10 @@ type Config struct {
 	CellPrefix string
 	// HostVersion is reported in hello.ok. Default "dev".
 	HostVersion string
-	// Runtime configures the runtime Serve creates (and closes).
+	// Runtime configures the runtime Serve creates (and closes). Its
+	// PollBeforeSleep defaults to 30µs here (the parent answers within
+	// about that); negative turns polling off. Its Input and OnStuck are
+	// the server's own.
 	Runtime runtime.Config
 	// Logger receives the host's logs. Default: discard.
 	Logger hclog.Logger
@@ -124,7 +127,7 @@ func newServer(w io.Writer, cfg Config) *server {
 		limits:       cfg.Limits.WithDefaults(),
 		sessions:     map[string]*session{},
 		cellCounts:   map[string]uint64{},
-		tools:        toolTable{calls: map[uint64]func(toolAnswer){}},
+		tools:        toolTable{calls: map[uint64]sentCall{}},
 		inflight:     map[uint64]inflightReq{},
 		shutdownDone: make(chan struct{}),
 	}
@@ -211,11 +214,11 @@ func (s *server) replyError(id uint64, t string, code protocol.ErrorCode, format
 // ends or a shutdown has drained.
 func (s *server) serve(r io.Reader) error {
 	fr := protocol.NewFrameReader(r, protocol.DefaultMaxFrame)
-	if err := s.handshake(fr); err != nil {
-		return err
-	}
 	if avail := inputAvail(r); avail != nil {
 		s.baton = newBaton(fr, avail)
+	}
+	if err := s.handshake(fr); err != nil {
+		return err
 	}
 	readErr := make(chan error, 1)
 	go func() { readErr <- s.readLoop(fr) }()
@@ -315,6 +318,12 @@ func (s *server) greet(fr *protocol.FrameReader, h *protocol.Hello) error {
 	s.limits.StoreBytes = min(s.limits.StoreBytes, protocol.MaxStoreBytes(frameCap))
 	rcfg := s.cfg.Runtime
 	rcfg.OnStuck = s.stuck // always: a stuck cell's requests must be answered
+	if rcfg.PollBeforeSleep == 0 {
+		rcfg.PollBeforeSleep = defaultPollBeforeSleep
+	}
+	if s.baton != nil {
+		rcfg.Input = loopInput{s}
+	}
 	s.rt = runtime.New(rcfg)
 	s.send(&protocol.HelloOK{ID: h.ID, Version: version, Capabilities: s.caps, Limits: s.limits,
 		V8Version: v8.Version(), HostVersion: s.cfg.HostVersion})
@@ -380,13 +389,27 @@ func (s *server) lendable() bool {
 	return s.baton != nil && s.rt != nil && s.rt.LoopPolls() && s.tools.waiting() == 0
 }
 
+// defaultPollBeforeSleep is the host's runtime.Config.PollBeforeSleep.
+const defaultPollBeforeSleep = 30 * time.Microsecond
+
+// loopInput is the runtime's Config.Input: a polling loop reads the
+// parent's frames itself while the input is lent to it (see baton).
+type loopInput struct{ s *server }
+
+// PollInput implements runtime.InputPoller. Loop only.
+func (in loopInput) PollInput() bool { return in.s.baton.poll(in.s.toolResult) }
+
+// PollDone implements runtime.InputPoller: it gives a lent input back
+// to the reader goroutine. Loop only.
+func (in loopInput) PollDone() { in.s.baton.done() }
+
 // toolResult hands a tool call's answer to the call. Any goroutine.
 func (s *server) toolResult(m *protocol.ToolResult) {
-	a := toolAnswer{value: m.Value}
+	var err error
 	if m.Error != nil {
-		a.err = m.Error
+		err = m.Error
 	}
-	s.tools.deliver(m.ID, a)
+	s.tools.answer(m.ID, m.Value, err)
 }
 
 // badMessage answers a frame that did not decode.
@@ -401,8 +424,8 @@ func (s *server) badMessage(err error) {
 	case pe.Type == protocol.TypeToolResult && pe.ID != 0:
 		// The id is in the host's id space: fail that call rather than
 		// send an error the parent would match against its own requests.
-		s.tools.deliver(pe.ID, toolAnswer{err: &protocol.ToolError{Code: protocol.CodeInternal,
-			Message: "the parent sent a malformed tool.result: " + pe.Message}})
+		s.tools.answer(pe.ID, nil, &protocol.ToolError{Code: protocol.CodeInternal,
+			Message: "the parent sent a malformed tool.result: " + pe.Message})
 		return
 	case pe.Type == protocol.TypeError:
 		return // an error is never answered with an error
@@ -436,8 +459,8 @@ func (s *server) dispatch(m protocol.Message) {
 		s.toolResult(m)
 		return
 	case *protocol.ErrorReply:
-		if !s.tools.deliver(m.ID, toolAnswer{err: &protocol.ToolError{Code: protocol.CodeInternal,
-			Message: "the parent refused the tool call: " + m.Message}}) {
+		if !s.tools.answer(m.ID, nil, &protocol.ToolError{Code: protocol.CodeInternal,
+			Message: "the parent refused the tool call: " + m.Message}) {
 			s.log.Warn("error from the parent", "id", m.ID, "code", m.Code, "message", m.Message)
 		}
 		return

@@ -147,15 +147,10 @@ func (s *server) exec(m *protocol.Exec) {
 		Language:      m.Language,
 		Origin:        m.Filename,
 		Tools:         m.Tools,
-		Caller:        c,
+		Events:        c,
 		Limits:        lim,
 		NoTokenBudget: true, // the cell budgets each cell.result (see budget)
 		Store:         ss.storeSnapshot(),
-		OnItem:        c.onItem,
-		OnNotify:      c.onNotify,
-		OnYield:       c.yieldControl,
-		OnFinish:      c.finish,
-		OnTurn:        func() { c.burst = 0 },
 	})
 	if err != nil {
 		s.mu.Unlock()

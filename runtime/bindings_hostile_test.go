@@ -20,7 +20,7 @@ import (
 func TestStringsLeaveV8WellFormed(t *testing.T) {
 	rt := newRuntime(t)
 	var notes []string
-	res := runReq(t, rt, CellRequest{OnNotify: func(s string) { notes = append(notes, s) }, Source: `
+	res := runReq(t, rt, CellRequest{Events: &eventFuncs{notify: func(s string) { notes = append(notes, s) }}, Source: `
 const lone = "😀".slice(0, 1);
 text(lone);
 console.log("a" + lone + "b");
@@ -248,7 +248,7 @@ func TestLongTextIsCutBeforeItCrosses(t *testing.T) {
 	lim := protocol.Limits{OutputBytes: 1000}
 	crossed := func(src string) (protocol.Item, Result) {
 		var items []protocol.Item
-		res := runReq(t, rt, CellRequest{Limits: lim, Source: src, OnItem: func(it protocol.Item) { items = append(items, it) }})
+		res := runReq(t, rt, CellRequest{Limits: lim, Source: src, Events: &eventFuncs{output: func(it protocol.Item) { items = append(items, it) }}})
 		require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 		require.Len(t, items, 1)
 		assert.LessOrEqual(t, len(items[0].Text), 1000)
@@ -272,14 +272,14 @@ func TestLongTextIsCutBeforeItCrosses(t *testing.T) {
 func TestNotifyTextsAreBounded(t *testing.T) {
 	rt := newRuntime(t)
 	var notes []string
-	res := runReq(t, rt, CellRequest{OnNotify: func(s string) { notes = append(notes, s) }, Source: `notify("n".repeat(1e6))`})
+	res := runReq(t, rt, CellRequest{Events: &eventFuncs{notify: func(s string) { notes = append(notes, s) }}, Source: `notify("n".repeat(1e6))`})
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	require.Len(t, notes, 1)
 	assert.LessOrEqual(t, len(notes[0]), jsbindings.NotifyTextBytes)
 	assert.Contains(t, notes[0], "characters cut: a notification may be at most 4096 bytes")
 
 	notes = nil
-	res = runReq(t, rt, CellRequest{Limits: protocol.Limits{OutputTokens: 1000}, OnNotify: func(s string) { notes = append(notes, s) },
+	res = runReq(t, rt, CellRequest{Limits: protocol.Limits{OutputTokens: 1000}, Events: &eventFuncs{notify: func(s string) { notes = append(notes, s) }},
 		Source: `for (let i = 0; i < 3; i++) notify("x".repeat(1500))`})
 	require.Equal(t, protocol.StatusFailed, res.Status)
 	assert.Equal(t, "RangeError", res.Error.Name)

@@ -17,6 +17,7 @@ type Cell struct {
 	id      string
 	req     CellRequest
 	lim     limits // from req.Limits (limitsOf)
+	events  Events // req.Events, with req.Caller answering tool calls
 	mb      *mailbox
 	rt      *Runtime
 	started atomic.Bool // Start was called
@@ -189,10 +190,14 @@ func (c *Cell) attach(iso *v8.Isolate) {
 	c.mu.Unlock()
 }
 
-// finish publishes the result; after it, halt has no effect. It returns
-// the stop reason that applied, if any.
+// finish publishes the result and reports it (Events.Result); after it,
+// halt has no effect. Only the first call does anything. Loop only.
 func (c *Cell) finish(r Result) {
 	c.mu.Lock()
+	if c.finished {
+		c.mu.Unlock()
+		return
+	}
 	c.iso = nil
 	c.finished = true
 	if c.stuckTimer != nil {
@@ -201,7 +206,5 @@ func (c *Cell) finish(r Result) {
 	c.mu.Unlock()
 	c.result = r
 	close(c.done)
-	if f := c.req.OnFinish; f != nil {
-		f(r)
-	}
+	c.events.Result(r)
 }

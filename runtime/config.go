@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"encoding/json"
 	"time"
 
@@ -44,13 +43,16 @@ type Config struct {
 	// be reclaimed, so a host process should report the cell and exit
 	// (its parent restarts it). Default: log an error.
 	OnStuck func(c *Cell, status protocol.Status, reason protocol.ErrorInfo)
-	// PollBeforeSleep is how long the loop of a cell whose tool calls are
-	// asynchronous (a host's parent answers them) polls for an answer
-	// before it sleeps, yielding its CPU between looks. It polls only
-	// while it is the only loop running and GOMAXPROCS > 1; an answer
-	// caught while polling saves a futex sleep and wake-up (on Linux).
-	// Default 30µs; negative disables polling.
+	// PollBeforeSleep is how long the loop of a cell with a pending tool
+	// call polls for an answer before it sleeps, yielding its CPU between
+	// looks (and reading Input, when set). It polls only while it is the
+	// only loop running and GOMAXPROCS > 1, and only on Linux. It pays when
+	// the answers come from another process that answers within about
+	// that long (a host's parent); a tool answered on a goroutine of this
+	// process would only be kept from its P. Default 0: no polling.
 	PollBeforeSleep time.Duration
+	// Input, when set, is read by a polling loop between its looks.
+	Input InputPoller
 	// Logger receives diagnostics. Default: discard.
 	Logger hclog.Logger
 }
@@ -73,9 +75,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.StuckAfter <= 0 {
 		c.StuckAfter = 5 * time.Second
-	}
-	if c.PollBeforeSleep == 0 {
-		c.PollBeforeSleep = 30 * time.Microsecond
 	}
 	if c.Logger == nil {
 		c.Logger = hclog.NewNullLogger()
@@ -137,35 +136,10 @@ func (l limits) budget() Budget {
 	return TokenBudget(l.outputTokens, l.outputBytes)
 }
 
-// ToolCaller executes the tool calls a cell makes: in the host it sends
-// them to the parent; in tests and `run` it may answer directly. CallTool
-// is called on its own goroutine for every call, many at once; ctx is
-// cancelled when the cell ends or is terminated. The result is JSON text;
-// a *protocol.ToolError keeps its code, other errors become tool_failed.
-// call.Input is read-only: it shares memory with the script's JSON text
-// (a Go string). The runtime reads the result on the cell's loop after
-// CallTool returns (or done is called) without copying it first, so the
-// caller must not change those bytes afterwards.
-type ToolCaller interface {
-	CallTool(ctx context.Context, call protocol.ToolCall) (json.RawMessage, error)
-}
-
-// AsyncToolCaller is an optional interface of a ToolCaller that saves a
-// goroutine and a hand-off per call: the runtime calls StartToolCall on the
-// cell's loop goroutine, so it must return at once, and done must be
-// called exactly once, from any goroutine, with the result. ctx is
-// cancelled when the cell ends; after that done need not be called.
-type AsyncToolCaller interface {
-	StartToolCall(ctx context.Context, call protocol.ToolCall, done func(json.RawMessage, error))
-}
-
-// InputPoller is an optional interface of an AsyncToolCaller whose
-// answers arrive on an input the cell's loop can read itself, such as the
-// host's pipe from its parent. While the loop polls for a wake-up before
-// it sleeps (only while it is the process's one running loop, and the
-// process has a second P), it calls PollInput between looks: an answer the
-// loop reads and delivers itself needs no hand-off from another thread.
-// Both methods are called on the cell's loop goroutine only.
+// InputPoller is an input the loop of a cell reads itself while it
+// polls for an answer before it sleeps (Config.Input): an answer the loop
+// reads and delivers itself needs no hand-off from another thread. Both
+// methods are called on loop goroutines only.
 type InputPoller interface {
 	// PollInput reads and handles what has arrived, without blocking, and
 	// reports whether it read anything.
@@ -195,7 +169,11 @@ type CellRequest struct {
 	// first tool to claim one wins. Only direct, deferred and code_mode_only
 	// tools are bound.
 	Tools []protocol.ToolDef
-	// Caller executes tool calls. Required when Tools is not empty.
+	// Events receives what the cell reports (see Events). Default: none.
+	Events Events
+	// Caller, when set, answers the cell's tool calls, each on its own
+	// goroutine, in place of Events.ToolCall: the simple way to serve
+	// tools in process. A cell that binds tools needs one of the two.
 	Caller ToolCaller
 	// Limits bound the cell; zero fields take protocol.DefaultLimits. The
 	// host-level fields (CellsPerSession, SessionsPerHost, FrameBytes) do
@@ -208,26 +186,6 @@ type CellRequest struct {
 	// Store is the session's stored values when the cell starts, by key,
 	// as JSON text; load() reads from it. The cell never changes the map.
 	Store map[string]json.RawMessage
-	// OnItem, when set, sees each output item as it is made, on the loop
-	// goroutine; the return value is not streamed (it is the last item of
-	// the Result). It must not block.
-	OnItem func(protocol.Item)
-	// OnNotify, when set, receives notify(text) at once, on the loop
-	// goroutine. It must not block.
-	OnNotify func(text string)
-	// OnYield, when set, is called on the loop goroutine when the script
-	// calls yield_control(). It must not block.
-	OnYield func()
-	// OnFinish, when set, receives the cell's Result as soon as it is
-	// published (Done is closed), on the loop goroutine, which saves the
-	// hand-off to a goroutine waiting on Done. It must not block.
-	OnFinish func(Result)
-	// OnTurn, when set, is called on the loop goroutine before each JS
-	// turn: before the script's first run, and each time the loop wakes to
-	// deliver tool results and due timers. The tool calls started between
-	// two OnTurn calls belong to one turn; a Caller can send the first at
-	// once and let the rest of a burst go out together. It must not block.
-	OnTurn func()
 }
 
 // Result is how a cell ended.

@@ -2,8 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	goruntime "runtime"
 	"sync"
 	"sync/atomic"
@@ -131,20 +129,19 @@ func TestParkStopsReadingItsInputBeforeItSleeps(t *testing.T) {
 }
 
 // polledCaller answers a tool call when the cell's loop next polls it
-// (PollInput), or after 50 ms when no poll comes first.
+// (it is the runtime's Config.Input), or after 50 ms when no poll comes
+// first.
 type polledCaller struct {
 	mu      sync.Mutex
-	pending []func()
+	pending []*ToolCall
 	byPoll  atomic.Int64
 }
 
-func (c *polledCaller) StartToolCall(_ context.Context, call protocol.ToolCall, done func(json.RawMessage, error)) {
-	var once sync.Once
-	answer := func() { once.Do(func() { done(call.Input, nil) }) }
+func (c *polledCaller) start(call *ToolCall) {
 	c.mu.Lock()
-	c.pending = append(c.pending, answer)
+	c.pending = append(c.pending, call)
 	c.mu.Unlock()
-	time.AfterFunc(50*time.Millisecond, answer)
+	time.AfterFunc(50*time.Millisecond, func() { call.Answer(call.Input, nil) })
 }
 
 func (c *polledCaller) PollInput() bool {
@@ -152,27 +149,23 @@ func (c *polledCaller) PollInput() bool {
 	pending := c.pending
 	c.pending = nil
 	c.mu.Unlock()
-	for _, answer := range pending {
-		answer()
-		c.byPoll.Add(1)
+	for _, call := range pending {
+		if call.Answer(call.Input, nil) {
+			c.byPoll.Add(1)
+		}
 	}
 	return len(pending) > 0
 }
 
 func (c *polledCaller) PollDone() {}
 
-// CallTool is never used: the runtime prefers StartToolCall.
-func (c *polledCaller) CallTool(context.Context, protocol.ToolCall) (json.RawMessage, error) {
-	return nil, errors.New("polledCaller: CallTool called")
-}
-
 func TestLoopPollsForAsPollBeforeSleepSays(t *testing.T) {
 	t.Cleanup(func() { goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(2)) })
-	for _, poll := range []time.Duration{time.Second, -1} {
-		rt := New(Config{PollBeforeSleep: poll})
-		t.Cleanup(rt.Close)
+	for _, poll := range []time.Duration{time.Second, 0} {
 		caller := &polledCaller{}
-		res, err := rt.Run(context.Background(), CellRequest{Tools: testTools, Caller: caller,
+		rt := New(Config{PollBeforeSleep: poll, Input: caller})
+		t.Cleanup(rt.Close)
+		res, err := rt.Run(context.Background(), CellRequest{Tools: testTools, Events: &eventFuncs{toolCall: caller.start},
 			Source: `let n = 0; for (let i = 0; i < 3; i++) n += (await tools.echo({i})).i; return n`})
 		require.NoError(t, err)
 		require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
@@ -180,18 +173,18 @@ func TestLoopPollsForAsPollBeforeSleepSays(t *testing.T) {
 		if poll > 0 {
 			assert.Equal(t, int64(3), caller.byPoll.Load(), "every answer was read while the loop polled")
 		} else {
-			assert.Zero(t, caller.byPoll.Load(), "a negative PollBeforeSleep turns polling off")
+			assert.Zero(t, caller.byPoll.Load(), "no PollBeforeSleep, no polling")
 		}
 	}
 }
 
 func TestLoopPollsWhenOneLoopRunsWithASecondP(t *testing.T) {
-	on, off := New(Config{}), New(Config{PollBeforeSleep: -1})
+	on, off := New(Config{PollBeforeSleep: 30 * time.Microsecond}), New(Config{})
 	t.Cleanup(on.Close)
 	t.Cleanup(off.Close)
 	withLoops(t, 1)
-	assert.True(t, on.LoopPolls(), "one loop, two Ps, the default poll")
-	assert.False(t, off.LoopPolls(), "polling turned off")
+	assert.True(t, on.LoopPolls(), "one loop, two Ps, a poll")
+	assert.False(t, off.LoopPolls(), "no polling by default")
 	runningLoops.Add(1)
 	assert.False(t, on.LoopPolls(), "two loops running")
 	runningLoops.Add(-1)

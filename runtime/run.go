@@ -11,11 +11,11 @@ import (
 
 	v8 "rogchap.com/v8go"
 
-	"github.com/codemode-host/codemode-host/internal/bm25"
 	"github.com/codemode-host/codemode-host/internal/v8shim"
 	"github.com/codemode-host/codemode-host/internal/wellformed"
 	"github.com/codemode-host/codemode-host/jsbindings"
 	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/toolsearch"
 )
 
 // cellRun is the loop-only state of one cell on its worker. It implements
@@ -39,21 +39,16 @@ type cellRun struct {
 	unhandled int
 	notified  int
 	heapPeak  uint64
-	// pollFor is how long the loop may poll before it sleeps
-	// (Config.PollBeforeSleep) when the cell's tool calls are asynchronous
-	// (an AsyncToolCaller, such as a host's parent); 0 otherwise. A
-	// ToolCaller's calls run on goroutines that a polling loop would keep
-	// from its P.
-	pollFor   time.Duration
-	input     InputPoller // the caller, when it is one; nil otherwise
-	guardHits uint64      // the heap guard's count when the cell started
+	pollFor   time.Duration // Config.PollBeforeSleep
+	input     InputPoller   // Config.Input, read while polling; or nil
+	guardHits uint64        // the heap guard's count when the cell started
 	writes    map[string]json.RawMessage
 	script    scriptSide // store bytes and notify bytes so far (store.go)
 
 	inflight int          // tool calls started and not settled
 	queued   []queuedCall // calls waiting for a concurrency slot
 
-	search *bm25.Index // the tools' search index, built on first use
+	search *toolsearch.Index // the tools' search index, built on first use
 }
 
 type queuedCall struct {
@@ -73,9 +68,8 @@ func (w *worker) run(c *Cell) (reusable bool) {
 	callCtx, cancel := context.WithCancel(context.Background())
 	r := &cellRun{c: c, w: w, callCtx: callCtx, cancelCall: cancel, pending: map[uint64]*pendingCall{},
 		guardHits: w.guard.Hits(), out: Output{Limit: c.lim.budget()}}
-	if _, async := c.req.Caller.(AsyncToolCaller); async && w.rt.cfg.PollBeforeSleep > 0 {
-		r.pollFor = w.rt.cfg.PollBeforeSleep
-		r.input, _ = c.req.Caller.(InputPoller)
+	if w.rt.cfg.PollBeforeSleep > 0 {
+		r.pollFor, r.input = w.rt.cfg.PollBeforeSleep, w.rt.cfg.Input
 	}
 	res := r.execute()
 	cancel()
@@ -218,11 +212,9 @@ func (r *cellRun) loop(main *v8.Promise) Result {
 	}
 }
 
-// turn marks the start of a JS turn for CellRequest.OnTurn.
+// turn marks the start of a JS turn (Events.Turn).
 func (r *cellRun) turn() {
-	if f := r.c.req.OnTurn; f != nil {
-		f()
-	}
+	r.c.events.Turn()
 }
 
 // fireTimers runs every due timer, each followed by a microtask checkpoint.
@@ -267,7 +259,7 @@ func (r *cellRun) CallTool(index int, input string) (*v8.Value, error) {
 		Namespace: def.Namespace,
 		Name:      def.Name,
 		Kind:      kindOf(def),
-		Input:     unsafe.Slice(unsafe.StringData(input), len(input)), // read-only; see ToolCaller
+		Input:     unsafe.Slice(unsafe.StringData(input), len(input)), // read-only; see ToolCall
 	}
 	lim := r.c.lim
 	switch {
@@ -284,45 +276,26 @@ func (r *cellRun) CallTool(index int, input string) (*v8.Value, error) {
 	return p.Value, nil
 }
 
-// start sends call to the cell's ToolCaller: an AsyncToolCaller directly,
-// any other on its own goroutine. Loop only.
+// start hands call to the cell's Events as a ToolCall. Loop only.
 func (r *cellRun) start(id uint64, call protocol.ToolCall) {
 	r.inflight++
-	caller, mb, ctx := r.c.req.Caller, r.c.mb, r.callCtx
-	done := func(value json.RawMessage, err error) {
-		mb.post(func() {
-			r.inflight--
-			if len(r.queued) > 0 {
-				next := r.queued[0]
-				r.queued = r.queued[1:]
-				r.start(next.id, next.call)
-			}
-			r.settle(id, value, err)
-		})
-	}
-	if ac, ok := caller.(AsyncToolCaller); ok {
-		startSafely(ctx, ac, call, done)
-		return
-	}
-	go func() {
-		done(callSafely(ctx, caller, call))
-	}()
-}
-
-// startSafely starts an asynchronous call and turns a panic into its result.
-func startSafely(ctx context.Context, ac AsyncToolCaller, call protocol.ToolCall, done func(json.RawMessage, error)) {
-	if _, err := protocol.Guard(callerWho, func() (struct{}, error) { ac.StartToolCall(ctx, call, done); return struct{}{}, nil }); err != nil {
-		done(nil, err)
+	tc := &ToolCall{ToolCall: call, ctx: r.callCtx, run: r, id: id}
+	if _, err := protocol.Guard(eventsWho, func() (struct{}, error) { r.c.events.ToolCall(tc); return struct{}{}, nil }); err != nil {
+		tc.Answer(nil, err)
 	}
 }
 
-// callSafely calls the tool and turns a panic into an error.
-func callSafely(ctx context.Context, caller ToolCaller, call protocol.ToolCall) (json.RawMessage, error) {
-	return protocol.Guard(callerWho, func() (json.RawMessage, error) { return caller.CallTool(ctx, call) })
+// answered frees call id's slot, starts the next queued call and settles
+// id. Loop only; ToolCall.Answer posts it once per call.
+func (r *cellRun) answered(id uint64, value json.RawMessage, err error) {
+	r.inflight--
+	if len(r.queued) > 0 {
+		next := r.queued[0]
+		r.queued = r.queued[1:]
+		r.start(next.id, next.call)
+	}
+	r.settle(id, value, err)
 }
-
-// callerWho names the ToolCaller in the error of a call it panicked in.
-const callerWho = "the tool caller"
 
 // settle resolves or rejects call id's promise. Loop only.
 func (r *cellRun) settle(id uint64, value json.RawMessage, err error) {
@@ -357,12 +330,10 @@ func (r *cellRun) settle(id uint64, value json.RawMessage, err error) {
 }
 
 // Output implements jsbindings.Host: it records the item within the
-// cell's budget (see Output) and shows every item to OnItem.
+// cell's budget (see Output) and reports every item (Events.Output).
 func (r *cellRun) Output(item protocol.Item) {
 	r.out.Add(item)
-	if r.c.req.OnItem != nil {
-		r.c.req.OnItem(item)
-	}
+	r.c.events.Output(item)
 }
 
 // SetTimer implements jsbindings.Host.
@@ -389,17 +360,13 @@ func (r *cellRun) Notify(text string) error {
 	if err := r.checkNotify(text); err != nil {
 		return err
 	}
-	if r.c.req.OnNotify != nil {
-		r.c.req.OnNotify(text)
-	}
+	r.c.events.Notify(text)
 	return nil
 }
 
 // Yield implements jsbindings.Host.
 func (r *cellRun) Yield() {
-	if r.c.req.OnYield != nil {
-		r.c.req.OnYield()
-	}
+	r.c.events.Yield()
 }
 
 // Search implements jsbindings.Host.

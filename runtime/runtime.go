@@ -55,11 +55,10 @@ func New(cfg Config) *Runtime {
 	return r
 }
 
-// LoopPolls reports whether the loop of a cell whose tool calls are
-// asynchronous, parking now, polls for its answers before it sleeps
-// (Config.PollBeforeSleep; only while it is the one loop running, with
-// GOMAXPROCS > 1, on Linux). Only such a loop reads input lent to it
-// through InputPoller. Any goroutine.
+// LoopPolls reports whether a loop parking now polls for its answers
+// before it sleeps (Config.PollBeforeSleep; only while it is the one loop
+// running, with GOMAXPROCS > 1, on Linux). Only such a loop reads
+// Config.Input. Any goroutine.
 func (r *Runtime) LoopPolls() bool { return pollsNow(r.cfg.PollBeforeSleep) }
 
 // Running returns how many cells have started and not yet ended. Safe
@@ -106,11 +105,18 @@ func (r *Runtime) Prepare(req CellRequest) (*Cell, error) {
 		return nil, &RefusedError{Code: protocol.ErrCodeLimitExceeded,
 			Message: fmt.Sprintf("the source is %d bytes; the limit is %d: send a shorter script", n, lim.sourceBytes)}
 	}
-	if len(req.Tools) > 0 && req.Caller == nil {
+	if len(req.Tools) > 0 && req.Caller == nil && req.Events == nil {
 		return nil, &RefusedError{Code: protocol.ErrCodeBadField,
-			Message: fmt.Sprintf("cell %s binds %d tools but has no ToolCaller", id, len(req.Tools))}
+			Message: fmt.Sprintf("cell %s binds %d tools but has no Events nor Caller to answer them", id, len(req.Tools))}
 	}
 	c := newCell(id, req, lim)
+	c.events = req.Events
+	if c.events == nil {
+		c.events = NoEvents{}
+	}
+	if req.Caller != nil {
+		c.events = callerEvents{Events: c.events, caller: req.Caller}
+	}
 	c.rt = r
 	c.stuckAfter, c.onStuck = r.cfg.StuckAfter, r.cfg.OnStuck
 	return c, nil

@@ -45,7 +45,7 @@ func TestTerminateDuringFormattingEndsTerminated(t *testing.T) {
 	rt := newRuntime(t)
 	notified := make(chan struct{})
 	c, err := rt.Start(CellRequest{Source: `return {toJSON() { notify("in"); while (true); }}`,
-		OnNotify: func(string) { close(notified) }})
+		Events: &eventFuncs{notify: func(string) { close(notified) }}})
 	require.NoError(t, err)
 	<-notified
 	c.Terminate()

@@ -75,9 +75,8 @@ func TestNotifyAndYield(t *testing.T) {
 	var notes []string
 	yields := 0
 	res := runReq(t, rt, CellRequest{
-		Source:   `notify("step 1"); text("a"); yield_control(); notify({done: 2}); try { notify("  ") } catch (e) { text(e.message) }`,
-		OnNotify: func(s string) { notes = append(notes, s) },
-		OnYield:  func() { yields++ },
+		Source: `notify("step 1"); text("a"); yield_control(); notify({done: 2}); try { notify("  ") } catch (e) { text(e.message) }`,
+		Events: &eventFuncs{notify: func(s string) { notes = append(notes, s) }, yield: func() { yields++ }},
 	})
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	assert.Equal(t, []string{"step 1", `{"done":2}`}, notes)

@@ -19,6 +19,9 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+stdlib: setup ## Rebuild jsbindings/stdlib/stdlib.js from its entry and the pinned core-js.
+	$(GO) run ./jsbindings/internal/genstdlib
+
 build: ## Build the host to bin/codemode-host.
 	$(GO) build -o $(BIN) ./cmd/codemode-host
 	@# Drop the fresh binary from the page cache: the linker's writes leave

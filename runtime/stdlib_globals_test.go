@@ -1,0 +1,98 @@
+package runtime
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+func runStdlib(t *testing.T, rt *Runtime, src string) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := rt.Run(ctx, CellRequest{Source: src})
+	require.NoError(t, err)
+	return res
+}
+
+// TestStdlibPendingIntervalDoesNotKeepTheCellAlive: like a timeout, an
+// interval still armed when the script's top level settles is dropped.
+func TestStdlibPendingIntervalDoesNotKeepTheCellAlive(t *testing.T) {
+	rt := New(Config{})
+	t.Cleanup(rt.Close)
+	res := runStdlib(t, rt, `setInterval(() => text("tick"), 60000); setInterval(() => {}, 0); return "done"`)
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.Equal(t, []string{"done"}, texts(res))
+}
+
+// TestStdlibIntervalCallbackErrorFailsTheCell: an exception in an
+// interval's callback fails the cell, as one in a timeout's does.
+func TestStdlibIntervalCallbackErrorFailsTheCell(t *testing.T) {
+	rt := New(Config{})
+	t.Cleanup(rt.Close)
+	res := runStdlib(t, rt, `let n = 0; setInterval(() => { if (++n === 2) throw new RangeError("second tick"); }, 1);
+await new Promise(() => {});`)
+	require.Equal(t, protocol.StatusFailed, res.Status)
+	assert.Equal(t, "RangeError", res.Error.Name)
+	assert.Equal(t, "second tick", res.Error.Message)
+
+	res = runStdlib(t, rt, `setInterval("code", 1)`)
+	require.Equal(t, protocol.StatusFailed, res.Status)
+	assert.Equal(t, "TypeError", res.Error.Name)
+	assert.Contains(t, res.Error.Message, "setInterval expects a function")
+}
+
+// TestStdlibHostBackedGlobalsIgnoreTheScriptsReplacements: crypto and
+// performance use the built-ins captured before the script ran, and
+// throw the real DOMException, whatever the script replaced.
+func TestStdlibHostBackedGlobalsIgnoreTheScriptsReplacements(t *testing.T) {
+	rt := New(Config{})
+	t.Cleanup(rt.Close)
+	res := runStdlib(t, rt, `
+const u32 = new Uint32Array(4);
+const TA = Object.getPrototypeOf(Uint8Array.prototype);
+Object.defineProperty(TA, "byteLength", { get() { return 1e9; } });
+Object.defineProperty(TA, Symbol.toStringTag, { get() { return "Uint8Array"; } });
+ArrayBuffer.isView = () => true;
+globalThis.Uint8Array = function () { throw new Error("fake"); };
+globalThis.DOMException = function () { this.name = "fake"; };
+const out = [crypto.getRandomValues(u32) === u32, u32.some((x) => x !== 0)];
+for (const bad of [new Float64Array(1), {}]) {
+  try { crypto.getRandomValues(bad); } catch (e) { out.push(e.name + (e instanceof Error ? "" : " not an Error")); }
+}
+out.push(crypto.randomUUID().length, typeof performance.now());
+return out;`)
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.Equal(t, []string{`[true,true,"TypeMismatchError","TypeError",36,"number"]`}, texts(res))
+}
+
+// TestStdlibLazyGlobals: the web globals load on first use; one the
+// script assigns first keeps the script's value, and its partners still
+// load.
+func TestStdlibLazyGlobals(t *testing.T) {
+	rt := New(Config{})
+	t.Cleanup(rt.Close)
+	res := runStdlib(t, rt, `
+URL = 5;
+const p = new URLSearchParams("a=1");
+const d = Object.getOwnPropertyDescriptor(globalThis, "URLSearchParams");
+return [URL, p.get("a"), "value" in d, d.enumerable, delete globalThis.atob, typeof atob, typeof structuredClone(new Map())];`)
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.Equal(t, []string{`[5,"1",true,false,true,"undefined","object"]`}, texts(res))
+}
+
+// TestStdlibUncaughtDOMException: a DOMException nothing catches fails
+// the cell with its name and message.
+func TestStdlibUncaughtDOMException(t *testing.T) {
+	rt := New(Config{})
+	t.Cleanup(rt.Close)
+	res := runStdlib(t, rt, `atob("*")`)
+	require.Equal(t, protocol.StatusFailed, res.Status)
+	assert.Equal(t, "InvalidCharacterError", res.Error.Name)
+	assert.NotEmpty(t, res.Error.Message)
+}

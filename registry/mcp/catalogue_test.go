@@ -13,6 +13,7 @@ import (
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/registry"
 	"github.com/codemode-host/codemode-host/registry/mcp"
+	"github.com/codemode-host/codemode-host/runtime"
 )
 
 // The catalogue is what three real MCP servers (the pinned versions in
@@ -182,4 +183,39 @@ func propertyOrder(t *testing.T, schema json.RawMessage) []string {
 		require.NoError(t, dec.Decode(&skip))
 	}
 	return keys
+}
+
+// realShapesCell is a cell that tsdecl's type-check test also checks
+// against the declarations of the catalogue's tools.
+const realShapesCell = "../../tsdecl/testdata/cells/real_shapes.ts"
+
+// What a script really receives from the three servers is what the
+// declarations say: content, and structuredContent exactly when the tool
+// declares an output schema; never isError or _meta; a failure rejects
+// with a ToolError.
+func TestCell_resultsAreWhatTheDeclarationsSay(t *testing.T) {
+	t.Parallel()
+	reg := registry.New(registry.Config{})
+	for _, s := range catalogueServers(t) {
+		connect(t, reg, s.cfg)
+	}
+	set := finalize(t, reg)
+	src, err := os.ReadFile(realShapesCell)
+	require.NoError(t, err)
+
+	res, err := newRuntime(t).Run(testCtx(t), runtime.CellRequest{
+		Source:   string(src),
+		Language: protocol.LangTS,
+		Tools:    set.CodeModeDefs(),
+		Caller:   set,
+	})
+	require.NoError(t, err)
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.JSONEq(t, `{
+		"file": ["content", "structuredContent"], "text": "hello",
+		"graph": ["content", "structuredContent"], "entities": 0,
+		"echo": ["content"], "echoed": "Echo: hi",
+		"weather": ["content", "structuredContent"], "temperature": "number",
+		"code": "tool_failed"
+	}`, res.Items[len(res.Items)-1].Text)
 }

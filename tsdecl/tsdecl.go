@@ -113,14 +113,6 @@ type Options struct {
 	// comment, for callers that show the description beside the
 	// declaration already.
 	OmitToolDescription bool
-	// Compact drops what a script does not need, for descriptions that
-	// must be small: the "Tool name:" line when the identifier keeps the
-	// tool's name as it is, the line breaks of a one-paragraph tool doc
-	// comment, and the repeated shape of MCP results, which
-	// render as McpResult<S> (declared once, as McpResultType; without
-	// isError, which is always false in a result a script gets). Default
-	// false.
-	Compact bool
 	// IsMCP reports tools known to return MCP CallToolResults; their output
 	// schema, if any, types a required structuredContent. Default: none;
 	// only output schemas shaped like a CallToolResult are detected.
@@ -154,12 +146,6 @@ type McpContent =
   | { type: "audio"; data: string; mimeType: string }
   | { type: "resource_link"; uri: string; name: string; title?: string; description?: string; mimeType?: string }
   | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string; blob?: string } };
-`
-
-// McpResultType declares what an MCP tool resolves to, for
-// Options.Compact: S is the type of its structured content.
-const McpResultType = `/** What an MCP tool resolves to. */
-type McpResult<S = { [key: string]: unknown }> = { content: McpContent[]; structuredContent?: S };
 `
 
 // Schema renders a JSON Schema as a TypeScript type with the default

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/codemode-host/codemode-host/jsbindings/stdlib"
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
@@ -29,6 +30,7 @@ type ExecOptions struct {
 // %TOKENS% are replaced.
 const execIntro = "Run a JavaScript or TypeScript program (a cell) that calls tools. Use it to make many tool calls in one step — loop, filter and combine their results — and output only what matters.\n" +
 	"- The input is the program source. Top-level `await` works. TypeScript types are stripped, not checked. No `import`, `require`, `fetch`, `process`, file system or network: use tools for I/O.\n" +
+	"- " + stdlib.Summary + "\n" +
 	"- Call a tool as `await tools.<name>(...)`: function tools take one object (omit it when nothing is required), freeform tools one string. Calls return promises; run independent calls together with `Promise.all`. Unawaited calls are cancelled when the cell ends.\n" +
 	"- A failed call rejects with an Error named `ToolError` with `.code` (" + toolErrorCodes + "), `.tool` and `.message`; use try/catch.\n" +
 	"- Output, in order: `text(value)`, `console.log/info/warn/error(...)`, `image(dataUrlOrMcpImage, detail?)`, and a top-level `return value` (JSON, last). `notify(text)` sends progress at once. Output over %TOKENS% tokens is cut in the middle, so print only what you need.\n" +

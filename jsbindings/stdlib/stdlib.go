@@ -18,12 +18,11 @@ var Source string
 // Origin is the script name the bundle's frames carry in stack traces.
 const Origin = "codemode:stdlib.js"
 
-// Summary names, for the model, what a script has beyond plain
-// ECMAScript and what it does not have. It is the one list: the exec
-// description and README quote it.
-const Summary = "Standard library: ES2023-ES2026 built-ins (toSorted/toReversed/toSpliced/with, findLast, Object.groupBy/Map.groupBy, " +
+// Summary names, for the model, what a script has beyond ES2022 and
+// what it does not have: the one list, which the exec description
+// (tsdecl) quotes.
+const Summary = "Beyond ES2022 you have: the ES2023-ES2026 built-ins (toSorted/toReversed/toSpliced/with, Object.groupBy, Map.groupBy, " +
 	"Promise.withResolvers/try, Array.fromAsync, Set union/intersection/difference/..., Iterator helpers, " +
-	"String isWellFormed/toWellFormed, Uint8Array toBase64/fromBase64/toHex/fromHex, RegExp.escape, Math.sumPrecise), " +
-	"atob/btoa, TextEncoder/TextDecoder (utf-8; decode also utf-16le/be, latin1), URL/URLSearchParams, structuredClone, " +
-	"DOMException, setTimeout/setInterval (and clear*), queueMicrotask, performance.now(), crypto.getRandomValues/randomUUID. " +
-	"Not available: fetch or any network, require/import, process, Buffer, file system, crypto.subtle."
+	"Uint8Array toBase64/fromBase64/toHex/fromHex, RegExp.escape), atob/btoa, TextEncoder/TextDecoder, URL/URLSearchParams, " +
+	"structuredClone, DOMException, setInterval/clearInterval, performance.now(), crypto.getRandomValues/randomUUID. " +
+	"Not available: fetch or other network, require/import, process, Buffer, file system, crypto.subtle."

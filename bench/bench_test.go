@@ -23,6 +23,7 @@ import (
 // test binary, and removes the host binary the tests built.
 func TestMain(m *testing.M) {
 	ServeFloorChildIfAsked()
+	ServeFrameChildIfAsked()
 	code := m.Run()
 	testhost.Cleanup()
 	os.Exit(code)

@@ -14,17 +14,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
+	"time"
 
 	"github.com/codemode-host/codemode-host/bench"
 )
 
 func main() {
 	bench.ServeFloorChildIfAsked() // the floor re-executes this program
+	bench.ServeFrameChildIfAsked() // and so does the Node parent's floor
 	os.Exit(run())
 }
 
@@ -39,6 +42,12 @@ func run() int {
 	flag.IntVar(&opt.Rounds, "rounds", 5, "interleaved rounds the runs are spread over (peer, then each system)")
 	flag.IntVar(&opt.FloorN, "floor-n", 20000, "pipe round trips for the floor")
 	flag.IntVar(&opt.LeakCells, "leak-cells", 10000, "cells the leak check runs in one host")
+	var nopt bench.NodeParentOptions
+	flag.StringVar(&nopt.Script, "node", "bench/node/parent.mjs", "the Node parent (empty: skip it)")
+	flag.IntVar(&nopt.N, "node-n", 1000, "sequential calls in the Node parent's cell")
+	flag.IntVar(&nopt.Rounds, "node-rounds", 5, "rounds of the Node parent (floor, codec, cell, then the same cell via the bridge)")
+	flag.StringVar(&nopt.Write, "node-write", "stream", "how the Node parent writes frames: stream or sync")
+	nodeOnly := flag.Bool("node-only", false, "measure only the Node parent (and the bridge's same cell)")
 	flag.Parse()
 	if flag.NArg() != 0 {
 		flag.Usage()
@@ -54,17 +63,21 @@ func run() int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rep, err := bench.Run(ctx, opt)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		return 1
+	rep := &bench.Report{Time: time.Now().UTC().Format(time.RFC3339)}
+	if !*nodeOnly {
+		if rep, err = bench.Run(ctx, opt); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
 	}
+	node, nodeErr := runNodeParent(ctx, opt, nopt)
+	rep.Rows = append(rep.Rows, nodeRows(node, nodeErr)...)
 	if err := rep.WriteTable(os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
 	}
 	if *out != "" {
-		path, err := rep.WriteJSON(*out)
+		path, err := writeJSON(rep, node, nodeErr, *out)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			return 1
@@ -72,10 +85,10 @@ func run() int {
 		fmt.Printf("written to %s\n", path)
 	}
 	switch {
-	case rep.Incomplete():
+	case rep.Incomplete() || (nodeErr != nil && !errors.Is(nodeErr, errNodeSkipped)):
 		fmt.Fprintln(os.Stderr, "bench: some parts did not run (see the table)")
 		return 1
-	case *strict && rep.Failed():
+	case *strict && (rep.Failed() || node != nil && node.Ratio > bench.NodeParentTarget):
 		return 1
 	}
 	return 0

@@ -16,6 +16,7 @@ package toolsearch
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/codemode-host/codemode-host/internal/bm25"
@@ -87,22 +88,26 @@ func FromDefs(defs []protocol.ToolDef) *Index {
 	return bm25.New(docs, bm25.Params{})
 }
 
-// document is what BM25 sees of one tool.
+// document is what BM25 sees of one tool. The name is one field at
+// twice WeightName: it stands for the name as written and the name with
+// "_" as spaces, which tokenise alike.
 func document(d protocol.ToolDef, x Extra) bm25.Document {
 	var props, texts []string
 	if len(d.InputSchema) > 0 {
-		var schema any
-		if json.Unmarshal(d.InputSchema, &schema) == nil {
-			collectSchemaText(schema, 0, &props, &texts)
+		var root schemaNode
+		err := json.Unmarshal(d.InputSchema, &root)
+		var typeErr *json.UnmarshalTypeError
+		if err == nil || errors.As(err, &typeErr) {
+			root.collect(0, &props, &texts)
 		}
 	}
-	fields := []bm25.Field{
-		{Text: d.Name, Weight: WeightName},
-		{Text: strings.ReplaceAll(d.Name, "_", " "), Weight: WeightName},
-		{Text: d.Description, Weight: WeightDescription},
-		{Text: strings.Join(props, " "), Weight: WeightProperties},
-		{Text: strings.Join(texts, " "), Weight: WeightSchemaText},
-	}
+	fields := make([]bm25.Field, 0, 8)
+	fields = append(fields,
+		bm25.Field{Text: d.Name, Weight: 2 * WeightName},
+		bm25.Field{Text: d.Description, Weight: WeightDescription},
+		bm25.Field{Text: strings.Join(props, " "), Weight: WeightProperties},
+		bm25.Field{Text: strings.Join(texts, " "), Weight: WeightSchemaText},
+	)
 	if len(x.Keywords) > 0 {
 		fields = append(fields, bm25.Field{Text: strings.Join(x.Keywords, " "), Weight: WeightKeywords})
 	}
@@ -118,31 +123,38 @@ func document(d protocol.ToolDef, x Extra) bm25.Document {
 	return bm25.Document{Fields: fields}
 }
 
-// collectSchemaText gathers property names and descriptions from a JSON
-// Schema: properties, items, anyOf/oneOf/allOf, recursively. The root's
-// own description is not read (it repeats the tool's).
-func collectSchemaText(v any, depth int, props, texts *[]string) {
-	m, ok := v.(map[string]any)
-	if !ok || depth > maxSchemaDepth {
+// schemaNode is the part of a JSON Schema the document reads, decoded
+// without building the rest. A value of the wrong type (a description
+// that is not a string, items that are a tuple) is left empty;
+// json.Unmarshal still fills in the rest. (encoding/json also matches a
+// keyword spelt in another case, "Properties"; that only adds words.)
+type schemaNode struct {
+	Description string                 `json:"description"`
+	Properties  map[string]*schemaNode `json:"properties"`
+	Items       *schemaNode            `json:"items"`
+	AnyOf       []*schemaNode          `json:"anyOf"`
+	OneOf       []*schemaNode          `json:"oneOf"`
+	AllOf       []*schemaNode          `json:"allOf"`
+}
+
+// collect gathers property names and descriptions: properties, items,
+// anyOf/oneOf/allOf, recursively to maxSchemaDepth. The root's own
+// description is not read (it repeats the tool's).
+func (n *schemaNode) collect(depth int, props, texts *[]string) {
+	if n == nil || depth > maxSchemaDepth {
 		return
 	}
-	if d, ok := m["description"].(string); ok && depth > 0 {
-		*texts = append(*texts, d)
+	if n.Description != "" && depth > 0 {
+		*texts = append(*texts, n.Description)
 	}
-	if ps, ok := m["properties"].(map[string]any); ok {
-		for name, p := range ps {
-			*props = append(*props, name)
-			collectSchemaText(p, depth+1, props, texts)
-		}
+	for name, p := range n.Properties {
+		*props = append(*props, name)
+		p.collect(depth+1, props, texts)
 	}
-	if items, ok := m["items"]; ok {
-		collectSchemaText(items, depth+1, props, texts)
-	}
-	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
-		if xs, ok := m[k].([]any); ok {
-			for _, x := range xs {
-				collectSchemaText(x, depth+1, props, texts)
-			}
+	n.Items.collect(depth+1, props, texts)
+	for _, xs := range [][]*schemaNode{n.AnyOf, n.OneOf, n.AllOf} {
+		for _, x := range xs {
+			x.collect(depth+1, props, texts)
 		}
 	}
 }

@@ -75,24 +75,33 @@ func New(docs []Document, p Params) *Index {
 		norm:     make([]float64, len(docs)),
 	}
 	var total float64
-	stems := make(map[string]string)
+	stems := make(map[string]stem)
+	// One term-count map serves every document; a document with very many
+	// terms gets a fresh one afterwards, so the next ones don't pay for
+	// clearing its size.
+	const maxReusedTerms = 512
+	tf := make(map[string]float64, 64)
 	for d, doc := range docs {
-		tf := make(map[string]float64)
 		var length float64
 		for _, f := range doc.Fields {
 			w := f.Weight
 			if w <= 0 {
 				w = 1
 			}
-			for _, t := range tokenize(f.Text, stems) {
+			eachTerm(f.Text, stems, func(t string) {
 				tf[t] += w
 				length += w
-			}
+			})
 		}
 		ix.norm[d] = length
 		total += length
 		for t, n := range tf {
 			ix.postings[t] = append(ix.postings[t], posting{doc: d, tf: n})
+		}
+		if len(tf) > maxReusedTerms {
+			tf = make(map[string]float64, 64)
+		} else {
+			clear(tf)
 		}
 	}
 	avgLen := 1.0

@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -119,4 +120,22 @@ func BenchmarkBuild1000Tools(b *testing.B) {
 	for b.Loop() {
 		New(d, Params{})
 	}
+}
+
+// Term counts never leak from one document to the next, whether the
+// count map is cleared or replaced after a document with many terms.
+func TestTermCountsStayWithTheirDocument(t *testing.T) {
+	var big []string
+	for i := range 600 {
+		big = append(big, fmt.Sprintf("w%dx", i))
+	}
+	ix := New(docs(strings.Join(big, " "), "alpha", "beta alpha", "gamma"), Params{})
+	for q, want := range map[string][]int{"w5x": {0}, "w599x": {0}, "beta": {2}, "gamma": {3}} {
+		var got []int
+		for _, h := range ix.Search(q, 0) {
+			got = append(got, h.Doc)
+		}
+		assert.Equal(t, want, got, q)
+	}
+	assert.Len(t, ix.Search("alpha", 0), 2)
 }

@@ -21,8 +21,10 @@
 // fail with a *protocol.ToolError that says so.
 //
 // Declarations: a tool's schemas reach its registry.Spec as the server
-// wrote them, in its key order (the adapter keeps the tools/list text; the
-// SDK's decoded maps have lost the order), except over streamable HTTP.
+// wrote them, in its key order (the adapter keeps the tools/list text from
+// the connection or the HTTP responses; the SDK's decoded maps have lost
+// the order), except behind a ServerConfig.Transport that is the SDK's
+// streamable HTTP one.
 // Its OutputSchema describes what a script gets: {content} and, when the
 // tool declares an output schema, a required structuredContent of it. The
 // server's instructions, cut to 2,000 characters, describe its namespace

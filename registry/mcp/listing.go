@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -183,9 +186,118 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // recordable reports whether wrapping t's connections keeps them working.
 // The SDK's streamable HTTP connection learns the session's state through
-// an unexported method that a wrapper would hide, so it is not wrapped
-// (its schemas keep the SDK's key order).
+// an unexported method that a wrapper would hide, so it is not wrapped:
+// its HTTP client records instead (recordingRoundTripper).
 func recordable(t sdk.Transport) bool {
 	_, streamable := t.(*sdk.StreamableClientTransport)
 	return !streamable
+}
+
+// maxRecordedBody caps the tools/list response body recordingBody keeps;
+// past it the listing keeps the SDK's key order.
+const maxRecordedBody = 16 << 20
+
+// recordingRoundTripper records the tools/list results of a streamable
+// HTTP server (whose connections cannot be wrapped, see recordable) from
+// the HTTP responses, before the SDK reads them.
+type recordingRoundTripper struct {
+	base    http.RoundTripper
+	listing *listing
+}
+
+// RoundTrip sends req; the response of a tools/list request is recorded
+// as the SDK reads it.
+func (r recordingRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.base.RoundTrip(req)
+	if err != nil || req.Method != http.MethodPost || req.GetBody == nil || !listsTools(req) {
+		return resp, err
+	}
+	sse := strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
+	resp.Body = &recordingBody{ReadCloser: resp.Body, listing: r.listing, sse: sse}
+	return resp, nil
+}
+
+// listsTools reports whether req's body is a tools/list request.
+func listsTools(req *http.Request) bool {
+	body, err := req.GetBody()
+	if err != nil {
+		return false
+	}
+	defer body.Close()
+	data, err := io.ReadAll(io.LimitReader(body, 64<<10))
+	if err != nil || !bytes.Contains(data, []byte(`"tools/list"`)) {
+		return false
+	}
+	var msg struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(data, &msg) == nil && msg.Method == "tools/list"
+}
+
+// recordingBody records the JSON-RPC result that a response body (JSON,
+// or server-sent events) carries, parsing it in Read before the bytes
+// that complete it reach the reader, so the listing is recorded before the
+// SDK decodes it.
+type recordingBody struct {
+	io.ReadCloser
+	listing *listing
+	sse     bool
+	buf     []byte
+	off     int // SSE: how much of buf is parsed
+	data    []byte
+	full    bool
+}
+
+// Read reads from the body and records what it completes.
+func (b *recordingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if !b.full {
+		if len(b.buf)+n > maxRecordedBody {
+			b.full, b.buf, b.data = true, nil, nil
+		} else {
+			b.buf = append(b.buf, p[:n]...)
+			if b.sse {
+				b.events()
+			} else if err != nil {
+				b.record(b.buf)
+			}
+		}
+	}
+	return n, err
+}
+
+// events parses the complete SSE lines in buf: data lines gather into the
+// event, a blank line ends it.
+func (b *recordingBody) events() {
+	for {
+		i := bytes.IndexByte(b.buf[b.off:], '\n')
+		if i < 0 {
+			break
+		}
+		line := bytes.TrimRight(b.buf[b.off:b.off+i], "\r")
+		b.off += i + 1
+		switch {
+		case len(line) == 0:
+			if len(b.data) > 0 {
+				b.record(b.data)
+			}
+			b.data = b.data[:0]
+		case bytes.HasPrefix(line, []byte("data:")):
+			if len(b.data) > 0 {
+				b.data = append(b.data, '\n')
+			}
+			b.data = append(b.data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+		}
+	}
+	b.buf, b.off = b.buf[b.off:], 0
+}
+
+// record records the result of a JSON-RPC response.
+func (b *recordingBody) record(msg []byte) {
+	var res struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(msg, &res) == nil && len(res.Result) > 0 {
+		b.listing.record(res.Result)
+	}
 }

@@ -84,7 +84,7 @@ func Attach(ctx context.Context, reg *registry.Registry, cfg ServerConfig) (*Ser
 		desc:    cfg.Description,
 	}
 	s.life, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	transport, proc, tail := newTransport(&s.cfg, s.log)
+	transport, proc, tail := newTransport(&s.cfg, s.log, &s.listing)
 	s.proc, s.stderr = proc, tail
 	if recordable(transport) {
 		transport = recordingTransport{Transport: transport, listing: &s.listing}
@@ -170,7 +170,8 @@ func (s *Server) Instructions() string {
 // ListedTools is the server's current tool listing as JSON text, each
 // tool exactly as the server sent it in tools/list (its key order kept),
 // in its order. Tools registered from ServerConfig.Tools, and tools of a
-// streamable HTTP server, have no text and are left out.
+// server behind a ServerConfig.Transport of the SDK's streamable HTTP
+// kind, have no text and are left out.
 func (s *Server) ListedTools() []json.RawMessage {
 	s.mu.Lock()
 	order := slices.Clone(s.order)

@@ -17,15 +17,16 @@ import (
 // explain why it failed.
 const stderrTailBytes = 2048
 
-// newTransport builds the transport cfg names. For a command it also
-// returns the transport itself (to explain the exit) and the writer that
-// keeps its stderr.
-func newTransport(cfg *ServerConfig, log hclog.Logger) (sdk.Transport, *commandTransport, *stderrTail) {
+// newTransport builds the transport cfg names, recording tools/list
+// results in l where the transport is its own (a URL). For a command it
+// also returns the transport itself (to explain the exit) and the writer
+// that keeps its stderr.
+func newTransport(cfg *ServerConfig, log hclog.Logger, l *listing) (sdk.Transport, *commandTransport, *stderrTail) {
 	switch {
 	case cfg.Transport != nil:
 		return cfg.Transport, nil, nil
 	case cfg.URL != "":
-		return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg)}, nil, nil
+		return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: recordingClient(httpClient(cfg), l)}, nil, nil
 	}
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Dir
@@ -56,6 +57,21 @@ func httpClient(cfg *ServerConfig) *http.Client {
 		base = http.DefaultTransport
 	}
 	with.Transport = headerTransport{base: base, headers: cfg.Headers}
+	return &with
+}
+
+// recordingClient is c (nil: the default client) recording the tools/list
+// results it receives in l.
+func recordingClient(c *http.Client, l *listing) *http.Client {
+	if c == nil {
+		c = http.DefaultClient
+	}
+	with := *c
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	with.Transport = recordingRoundTripper{base: base, listing: l}
 	return &with
 }
 

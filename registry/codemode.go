@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -14,18 +13,25 @@ import (
 	"github.com/codemode-host/codemode-host/tsdecl"
 )
 
-// waitSchema is the input schema of the model-facing wait tool.
-const waitSchema = `{
+// waitSchema is the input schema of the model-facing wait tool. Its
+// description (tsdecl.WaitDescription) explains the parameters; cell_id
+// quotes the header of a running cell's result (render.RunningPrefix).
+var waitSchema = fmt.Sprintf(`{
   "type": "object",
   "properties": {
-    "cell_id": {"type": "string", "description": "The id of the yielded cell, from \"Script running with cell ID ...\"."},
-    "yield_time_ms": {"type": "number", "description": "How long to wait for new output before yielding again, in milliseconds. Defaults to 10000."},
-    "max_tokens": {"type": "number", "description": "The output budget for this wait, in tokens. Defaults to 10000."},
-    "terminate": {"type": "boolean", "description": "Stop the cell instead of waiting."}
+    "cell_id": {"type": "string", "description": "From the result's first line: %s<cell_id>."},
+    "yield_time_ms": {"type": "number", "description": "Default %d."},
+    "max_tokens": {"type": "number", "description": "Output budget of this wait, in tokens. Default %d."},
+    "terminate": {"type": "boolean"}
   },
   "required": ["cell_id"],
   "additionalProperties": false
-}`
+}`, runningPrefix, protocol.DefaultYieldMS, protocol.DefaultLimits.OutputTokens)
+
+// runningPrefix starts the first line of a running cell's result: the
+// words of render.RunningPrefix (a test keeps them equal; registry does
+// not import render, which brings the model APIs' SDKs).
+const runningPrefix = "Script running with cell ID "
 
 var (
 	waitSchemaCompiled   = sync.OnceValue(func() *jsonschema.Schema { return mustSchema(Plain(WaitToolName), waitSchema) })
@@ -93,8 +99,8 @@ func (e *entry) def() protocol.ToolDef {
 // buildBuiltins adds exec and wait (Code Mode) and tool_search (search on).
 func (s *ToolSet) buildBuiltins() {
 	if s.mode.codeMode() {
-		s.addBuiltin(Spec{Name: Plain(ExecToolName), Description: s.execDesc, Kind: protocol.KindFreeform},
-			s.cfg.Exec, nil)
+		spec, schema := execSpec(s.cfg.ExecShape, s.execDesc)
+		s.addBuiltin(spec, s.cfg.Exec, schema)
 		s.addBuiltin(Spec{Name: Plain(WaitToolName), Description: s.waitDesc, InputSchema: json.RawMessage(waitSchema)},
 			s.cfg.Wait, waitSchemaCompiled())
 	}
@@ -123,20 +129,13 @@ func (s *ToolSet) addBuiltin(spec Spec, fn HandlerFunc, schema *jsonschema.Schem
 
 // buildModelTools lists what the model sees (see ToolSet.ModelTools).
 func (s *ToolSet) buildModelTools() {
-	add := func(e *entry, desc string) {
-		s.model = append(s.model, ModelTool{Name: e.name, Description: desc, Kind: e.spec.Kind, InputSchema: e.spec.InputSchema, Grammar: e.spec.Grammar})
-	}
+	add := func(e *entry, desc string) { s.model = append(s.model, e.modelTool(desc)) }
 	if s.mode.codeMode() {
 		add(s.builtins[Plain(ExecToolName).Key()], s.execDesc)
 		add(s.builtins[Plain(WaitToolName).Key()], s.waitDesc)
 	}
 	for _, e := range s.entries {
-		switch {
-		case s.mode == ModeCodeModeOnly && e.exposure != DirectModelOnly:
-		case !e.exposure.IsDirect():
-		case s.mode == ModeCodeMode && s.bound[e.name] != "":
-			add(e, s.augmented(e))
-		default:
+		if s.offersDirectly(e) {
 			add(e, e.spec.Description)
 		}
 	}
@@ -147,14 +146,7 @@ func (s *ToolSet) buildModelTools() {
 	}
 }
 
-// augmented is a direct tool's description in ModeCodeMode: its text and
-// how to call it from exec.
-func (s *ToolSet) augmented(e *entry) string {
-	var b strings.Builder
-	b.WriteString(e.spec.Description)
-	if b.Len() > 0 {
-		b.WriteString("\n\n")
-	}
-	fmt.Fprintf(&b, "exec tool declaration:\n```ts\n%s```", tsdecl.Declarations([]protocol.ToolDef{e.def()}))
-	return b.String()
+// modelTool is the tool as the model is offered it, described by desc.
+func (e *entry) modelTool(desc string) ModelTool {
+	return ModelTool{Name: e.name, Description: desc, Kind: e.spec.Kind, InputSchema: e.spec.InputSchema, Grammar: e.spec.Grammar}
 }

@@ -43,6 +43,11 @@ type Config struct {
 	// ExcludedCodeModeNamespaces are namespaces whose tools are never bound
 	// into Code Mode, whatever their exposure. Default none.
 	ExcludedCodeModeNamespaces []string
+	// ExecShape is how exec is offered to the model: ExecFreeform (the
+	// program is the tool's input) or ExecFunction (a JSON function tool
+	// taking {code, yield_ms?}, for APIs without freeform tools). Default
+	// ExecFreeform. ExecArgs decodes either.
+	ExecShape ExecShape
 	// Exec and Wait run the model-facing exec and wait tools in Code Mode
 	// (the agent sends the cell to the host; Invocation.ToolSet gives the
 	// definitions and executor). Default: calling them fails with a hint,

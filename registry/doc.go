@@ -10,8 +10,8 @@
 //	reg := registry.New(registry.Config{Logger: log})
 //	reg.AddTrusted(registry.NewFunc(spec, handler))   // built-ins, in order
 //	reg.AddServer(server, mcpTools)                   // external, at any time
-//	set, err := reg.Finalize(registry.ModeCodeMode)   // one model step
-//	set.ModelTools()      // what the model sees this step
+//	set, err := reg.Finalize(registry.DefaultAgentMode) // one model step
+//	set.ModelToolsFor(id) // what the model sees this step in session id
 //	set.CodeModeDefs()    // what the host binds into the isolate
 //	set.Dispatch(ctx, c)  // a call the model made in this step
 //	set.CallTool(ctx, tc) // a call a script made (bridge.ToolExecutor)
@@ -25,6 +25,18 @@
 // A tool may advertise parameter names that differ from the ones its code
 // reads (Spec.ParamNames): the model, scripts, validation errors and hooks
 // see the advertised names, and the tool's input is renamed on the way in.
+//
+// Modes: DefaultAgentMode (ModeCodeModeOnly) offers exec and wait, with
+// every tool scripts may call declared once in exec's description;
+// ModeCodeMode also lists the Direct tools (described there only);
+// ModeDirect has no exec. Config.ExecShape offers exec as a freeform or a
+// JSON function tool (ExecArgs decodes either).
+//
+// tool_search loads what it finds: the hits of a call in session id are
+// added to that session's loaded tools, kept in its session state
+// (LoadedToolsStateName; saved with the rest of it when Config.State.Dir
+// is set), and ToolSet.ModelToolsFor(id) lists them from the next step on,
+// until Registry.ResetLoadedTools(id). Give model calls their Call.SessionID.
 //
 // Tools keep typed per-session state and configuration with StateKey,
 // reached through the call (SessionStateOf(ctx), Invocation.SessionState)

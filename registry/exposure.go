@@ -211,12 +211,21 @@ type Mode uint8
 const (
 	// ModeDirect offers tools one call at a time; there is no exec tool.
 	ModeDirect Mode = iota
-	// ModeCodeMode adds exec and wait to the direct tools.
+	// ModeCodeMode adds exec and wait to the direct tools. The direct
+	// tools are described once, in the tool list; exec declares only the
+	// tools the list does not offer (CodeModeOnly) and says in one line
+	// that the listed ones are callable from a cell too.
 	ModeCodeMode
 	// ModeCodeModeOnly offers only exec, wait and *ModelOnly tools: every
-	// tool that Code Mode can call is reached through exec.
+	// tool that Code Mode can call is reached through exec, declared once
+	// in its description. It is the leanest mode (DefaultAgentMode).
 	ModeCodeModeOnly
 )
+
+// DefaultAgentMode is the mode agents should use unless they have a reason
+// not to: ModeCodeModeOnly, the leanest (README, "Choosing a mode"; `go
+// run ./bench/tokens` measures each mode). The zero Mode stays ModeDirect.
+const DefaultAgentMode = ModeCodeModeOnly
 
 // String is "direct", "code_mode" or "code_mode_only".
 func (m Mode) String() string {

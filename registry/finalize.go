@@ -83,6 +83,7 @@ func (r *Registry) Finalize(mode Mode) (*ToolSet, error) {
 		}
 		set.search = r.search.get(r.deferredVersion, mode, docs, docDescs)
 	}
+	set.buildExecDescription()
 	set.buildBuiltins()
 	set.buildModelTools()
 	r.sets[mode] = set

@@ -155,6 +155,9 @@ func (s *ToolSet) runSearch(_ context.Context, inv Invocation) (Output, error) {
 	if err != nil {
 		return Output{}, toolError(protocol.CodeInvalidArguments, inv.Name, "%v", err)
 	}
+	if err := s.recordLoaded(inv, res); err != nil {
+		return Output{}, err
+	}
 	return JSONOutput(res)
 }
 

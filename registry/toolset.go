@@ -130,13 +130,15 @@ func (s *ToolSet) SupportsParallel(name ToolName) (parallel, ok bool) {
 	return e.parallel(), true
 }
 
-// ModelTools is the model's tool list for this step, in order. In
-// ModeDirect: Direct and DirectModelOnly tools, then tool_search if any
-// tool is deferred. In ModeCodeMode: exec and wait first, then the same;
-// a Direct tool's description also shows its TypeScript declaration. In
-// ModeCodeModeOnly: exec, wait and DirectModelOnly tools, then tool_search
-// only if some tool is DeferredModelOnly (scripts find deferred Code Mode
-// tools with ALL_TOOLS and searchTools()).
+// ModelTools is the model's initial tool list, in order; ModelToolsFor
+// adds what tool_search loaded for a session. In ModeDirect: Direct and
+// DirectModelOnly tools, then tool_search if any tool is deferred. In
+// ModeCodeMode: exec and wait first, then the same (exec's description
+// declares only the Code Mode tools not listed). In ModeCodeModeOnly:
+// exec, wait and DirectModelOnly tools, then tool_search only if some tool
+// is DeferredModelOnly (scripts find deferred Code Mode tools with
+// ALL_TOOLS and searchTools()). No tool is described twice. exec is a
+// freeform or a function tool as Config.ExecShape says.
 func (s *ToolSet) ModelTools() []ModelTool { return slices.Clone(s.model) }
 
 // CodeModeDefs are the definitions to send to the host with each cell:

@@ -1,6 +1,7 @@
 package registry_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -89,23 +90,55 @@ func TestExcludedNamespacesStayOutOfCodeMode(t *testing.T) {
 
 func TestExecAndWaitDescriptionsComeFromTheRenderer(t *testing.T) {
 	r := sixTools(t, registry.Config{})
-	set := finalize(t, r, registry.ModeCodeMode)
-	assert.Equal(t, tsdecl.ExecDescription(set.CodeModeDefs()), set.ExecDescription())
+	set := finalize(t, r, registry.ModeCodeModeOnly)
+	assert.Equal(t, tsdecl.ExecDescription(set.CodeModeDefs()), set.ExecDescription(), "code_mode_only declares every bound tool")
 	assert.Equal(t, tsdecl.WaitDescription(), set.WaitDescription())
 	tools := set.ModelTools()
 	assert.Equal(t, protocol.KindFreeform, tools[0].Kind, "exec takes raw source")
 	assert.Equal(t, set.ExecDescription(), tools[0].Description)
 	assert.Equal(t, protocol.KindFunction, tools[1].Kind)
 	assert.Contains(t, string(tools[1].InputSchema), "cell_id")
-
-	direct := tools[2]
-	require.Equal(t, "direct", direct.Name.Name)
-	assert.Contains(t, direct.Description, "exec tool declaration:")
-	assert.Contains(t, direct.Description, "direct(args: {")
-	assert.Equal(t, "Echo direct_model_only", tools[3].Description, "model-only tools get no declaration")
+	assert.Contains(t, string(tools[1].InputSchema), "Script running with cell ID", "cell_id quotes the header of a running cell's result")
+	assert.Equal(t, "Echo direct_model_only", tools[2].Description, "model-only tools get no declaration")
 
 	plain := finalize(t, r, registry.ModeDirect).ModelTools()
 	assert.Equal(t, "Echo direct", plain[0].Description, "no declaration without Code Mode")
+}
+
+func TestNoModeDescribesAToolTwice(t *testing.T) {
+	r := sixTools(t, registry.Config{})
+	declares := func(desc, ident string) bool { return strings.Contains(desc, "  "+ident+"(args") }
+	for _, m := range []registry.Mode{registry.ModeDirect, registry.ModeCodeMode, registry.ModeCodeModeOnly} {
+		set := finalize(t, r, m)
+		exec := ""
+		listed := map[string]bool{}
+		for _, mt := range set.ModelTools() {
+			if mt.Name.Name == registry.ExecToolName {
+				exec = mt.Description
+				continue
+			}
+			assert.NotContains(t, mt.Description, "declare const tools", "%s: %s carries no declaration", m, mt.Name.Name)
+			listed[mt.Name.Name] = true
+		}
+		for _, d := range set.CodeModeDefs() {
+			if listed[d.Name] {
+				assert.False(t, declares(exec, d.Name), "%s: %s is listed, so exec does not declare it", m, d.Name)
+			}
+		}
+	}
+
+	code := finalize(t, r, registry.ModeCodeMode)
+	assert.Equal(t, []string{"exec", "wait", "direct", "direct_model_only", "tool_search"}, modelNames(code))
+	exec := code.ExecDescription()
+	assert.True(t, declares(exec, "code_mode_only"), "a tool only scripts can call is declared in exec")
+	assert.False(t, declares(exec, "direct"))
+	assert.Contains(t, exec, "The tools in your tool list can be called here too", "one line stands for the listed tools")
+	assert.Contains(t, exec, "Not exec, wait, tool_search or direct_model_only.", "and names the listed tools scripts cannot call")
+
+	only := finalize(t, r, registry.ModeCodeModeOnly).ExecDescription()
+	assert.True(t, declares(only, "direct"))
+	assert.True(t, declares(only, "code_mode_only"))
+	assert.NotContains(t, only, "can be called here too", "code_mode_only lists no tool scripts can call")
 }
 
 func TestDeferredNamespacesUseTheFirstDescription(t *testing.T) {

@@ -70,7 +70,9 @@ return l.map(i => i.content + ":" + i.status).join(",");`)
 }
 
 func TestTheDeclarationShowsTheAdvertisedName(t *testing.T) {
-	_, set := newSet(t, t.TempDir())
+	reg, _ := newSet(t, t.TempDir())
+	set, err := reg.Finalize(registry.DefaultAgentMode) // exec declares every tool
+	require.NoError(t, err)
 	assert.Contains(t, set.ExecDescription(), "todos:")
 	assert.NotContains(t, set.ExecDescription(), "items:")
 }

@@ -134,8 +134,8 @@ func duration(ms uint64) string {
 }
 
 // waitDescription is the description of the wait tool.
-const waitDescription = "Wait on an `exec` cell that is still running (its result said so and gave a cell ID).\n" +
-	"- `cell_id`: the cell to wait on.\n" +
+const waitDescription = "Wait on an `exec` cell that is still running: its result starts with \"Script running with cell ID <id>\".\n" +
+	"- `cell_id`: that <id>.\n" +
 	"- Blocks until the cell produces new output or finishes, or until `yield_time_ms` passes (default " + "%YIELD%" + "), then returns only what is new since the last `exec`/`wait` result.\n" +
 	"- When the cell finishes it returns the final result and the cell closes; if it is still running, call `wait` again with the same ID.\n" +
 	"- `terminate: true` stops the cell and returns its output so far."

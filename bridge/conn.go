@@ -438,30 +438,6 @@ func (c *Conn) send(m protocol.Message) {
 	}
 }
 
-// startToolCall answers one tool call: on its own goroutine, or inline on
-// the reader's when alone is set and no other call runs (see reader.go).
-// It reports whether the calling goroutine still holds the reader role.
-func (c *Conn) startToolCall(m *protocol.ToolCallRequest, alone bool) bool {
-	ctx, cancel := context.WithCancel(c.ctx)
-	c.mu.Lock()
-	inline := alone && len(c.calls) == 0
-	c.calls[m.ID] = &toolCall{cell: cellKey{m.SessionID, m.CellID}, cancel: cancel}
-	c.mu.Unlock()
-	if !inline {
-		go c.runToolCall(ctx, cancel, m)
-		return true
-	}
-	tok := c.rd.beginInline(c)
-	c.runToolCall(ctx, cancel, m)
-	if !c.rd.endInline(tok) {
-		return false
-	}
-	if c.rd.poller != nil {
-		c.rd.poller.expect() // the script's next call is likely microseconds away
-	}
-	return true
-}
-
 // runToolCall runs the executor and answers the call, unless the host
 // cancelled it meanwhile.
 func (c *Conn) runToolCall(ctx context.Context, cancel context.CancelFunc, m *protocol.ToolCallRequest) {

@@ -13,9 +13,8 @@ import (
 // pollNextFrame is how long the reader polls for the host's next frame
 // right after it answered a call inline. A script in a loop of awaited
 // calls sends its next call within about this time; caught while polling,
-// it costs the reader no park in the runtime's poller and no wake-up,
-// which on a 2-CPU VM, where the host and its parent share a CPU, took a
-// sequential call from 41.5 to 29.9 µs. Each look yields the CPU, so the
+// it costs the reader no park in the runtime's poller and no wake-up
+// (bench/README.md has the figures). Each look yields the CPU, so the
 // host keeps running while the reader waits.
 var pollNextFrame = 30 * time.Microsecond // a variable for tests
 

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"errors"
 	"io"
 	"sync"
@@ -9,19 +10,33 @@ import (
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
-// The reader role: one goroutine at a time reads the host's frames.
+// How the bridge reads the host's frames and answers its tool calls: the
+// one place its latency machinery lives.
 //
-// A tool call that arrives alone (no other call running, nothing more
-// already read) runs inline on the reading goroutine: a sequential call
-// then costs no goroutine start and no thread wake-up, about a fifth of
-// its round trip on a 2-CPU machine. While the executor runs nobody reads,
-// so a long inline call hands the role on: the watchdog, ticking while
-// calls run inline, starts a new reader when it sees the same inline call
-// running across a whole tick, and any request made on the Conn meanwhile
-// (an executor that calls back into the Conn waits for a reply only a
-// reader can deliver) does so at once. The goroutine that ran the call
-// then ends instead of reading on. Calls arriving in a burst, or while
-// another call runs, each get their own goroutine as before.
+// The plain way is one reader and one writer: one goroutine reads every
+// frame and dispatches it, each tool call runs on its own goroutine, and
+// every frame the bridge sends goes through one protocol.Sender.
+//
+// A sequential call then costs the parent two goroutine hand-offs (reader
+// to the call's goroutine, and back through the Sender), each a thread
+// wake-up and, where the host and its parent share a CPU, a context
+// switch. Two speed-ups take them off the path; bench/README.md ("Where a
+// sequential call's time goes") has what each saves:
+//
+//   - Inline calls. A tool call that arrives alone (no other call running,
+//     nothing more already read) runs on the reading goroutine, which
+//     writes its answer itself (Sender.SendInline). While the executor runs
+//     nobody reads, so a long inline call hands the reader role on: the
+//     watchdog, ticking while calls run inline, starts a new reader when it
+//     sees the same inline call running across a whole tick, and any
+//     request made on the Conn meanwhile (an executor that calls back into
+//     the Conn waits for a reply only a reader can deliver) does so at
+//     once. The goroutine that ran the call then ends instead of reading
+//     on. Calls arriving in a burst, or while another call runs, each get
+//     their own goroutine.
+//   - Polling for the next call. After an inline answer, the reader's next
+//     read of a pipe polls for the host's next frame for a while before it
+//     parks in the runtime's poller (pollingReader, Linux only).
 
 // inlineWatchPeriod is the watchdog's tick: an inline call that keeps the
 // reader longer than one to two ticks is handed off.
@@ -158,4 +173,28 @@ func (r *readerRole) watch(c *Conn) {
 		seen = r.seq
 		r.mu.Unlock()
 	}
+}
+
+// startToolCall answers one tool call: on its own goroutine, or inline on
+// the reader's when alone is set and no other call runs (see reader.go).
+// It reports whether the calling goroutine still holds the reader role.
+func (c *Conn) startToolCall(m *protocol.ToolCallRequest, alone bool) bool {
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.mu.Lock()
+	inline := alone && len(c.calls) == 0
+	c.calls[m.ID] = &toolCall{cell: cellKey{m.SessionID, m.CellID}, cancel: cancel}
+	c.mu.Unlock()
+	if !inline {
+		go c.runToolCall(ctx, cancel, m)
+		return true
+	}
+	tok := c.rd.beginInline(c)
+	c.runToolCall(ctx, cancel, m)
+	if !c.rd.endInline(tok) {
+		return false
+	}
+	if c.rd.poller != nil {
+		c.rd.poller.expect() // the script's next call is likely microseconds away
+	}
+	return true
 }

@@ -225,9 +225,9 @@ func TestSequentialAnswersAreReadByTheLoop(t *testing.T) {
 	res := answerCalls(p)
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	assert.Equal(t, "44850", res.Items[len(res.Items)-1].Text)
-	require.NotNil(t, p.srv.baton)
-	assert.NotZero(t, p.srv.baton.loopReads.Load(), "some answers were read by the loop itself")
-	assert.False(t, p.srv.baton.lent.Load(), "the input is back with the reader after the cell")
+	require.NotNil(t, p.srv.tr.baton)
+	assert.NotZero(t, p.srv.tr.baton.loopReads.Load(), "some answers were read by the loop itself")
+	assert.False(t, p.srv.tr.baton.lent.Load(), "the input is back with the reader after the cell")
 }
 
 func TestABusyScriptDoesNotKeepTheInputFromOthers(t *testing.T) {
@@ -257,6 +257,6 @@ func TestNoLendingWhenLoopsDoNotPoll(t *testing.T) {
 	res := answerCalls(p)
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	assert.Equal(t, "435", res.Items[len(res.Items)-1].Text)
-	require.NotNil(t, p.srv.baton)
-	assert.Zero(t, p.srv.baton.lends.Load(), "the input is never lent")
+	require.NotNil(t, p.srv.tr.baton)
+	assert.Zero(t, p.srv.tr.baton.lends.Load(), "the input is never lent")
 }

@@ -89,7 +89,7 @@ func (c *cell) Output(it protocol.Item) {
 	c.mu.Unlock()
 	if stream {
 		items, _, _ := (&runtime.Output{}).Take([]protocol.Item{it}, nil, b)
-		if err := c.turnSend()(&protocol.Output{Session: c.session, Cell: c.id, Items: items}); err != nil {
+		if err := c.sendFromLoop()(&protocol.Output{Session: c.session, Cell: c.id, Items: items}); err != nil {
 			c.srv.log.Debug("output not streamed", "cell", c.id, "error", err)
 		}
 	}

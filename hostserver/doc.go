@@ -3,11 +3,11 @@
 // pipes of plugin mode) and runs the parent's cells in a runtime.Runtime.
 //
 // Serve owns everything it creates. One goroutine reads frames and
-// dispatches them, except while it lends the input to the loop of the one
-// running cell, which then reads the answers to its sequential tool calls
-// itself (see baton); every frame the host sends goes through one
-// protocol.Sender, whose single writer goroutine never blocks a V8 loop.
-// A cell's exec, wait and terminate requests are answered by the cell's
-// own bookkeeping (see cell.go); tool calls are sent to the parent by the
-// cell's ToolCaller and matched with their tool.result by id.
+// dispatches them, and every frame the host sends goes through one
+// protocol.Sender, whose single writer goroutine never blocks a V8 loop;
+// transport.go says how and where the loops take part on pipes (the
+// host's only latency machinery). A cell's exec, wait and terminate
+// requests are answered by the cell's own bookkeeping (see cell.go); the
+// cell is the runtime.Events of its runtime cell, and each tool call it
+// sends to the parent waits in one table (tools.go) for its tool.result.
 package hostserver

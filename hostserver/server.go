@@ -98,7 +98,7 @@ type server struct {
 
 	tools toolTable // tool calls waiting for their tool.result
 
-	baton *baton // set before the read loop starts, when the input can be lent to loops
+	tr *transport // set before the handshake
 
 	reqMu    sync.Mutex
 	inflight map[uint64]inflightReq // requests not yet answered: exec, wait, terminate, session.close
@@ -213,15 +213,12 @@ func (s *server) replyError(id uint64, t string, code protocol.ErrorCode, format
 // serve runs the handshake and the read loop. It returns when the input
 // ends or a shutdown has drained.
 func (s *server) serve(r io.Reader) error {
-	fr := protocol.NewFrameReader(r, protocol.DefaultMaxFrame)
-	if avail := inputAvail(r); avail != nil {
-		s.baton = newBaton(fr, avail)
-	}
-	if err := s.handshake(fr); err != nil {
+	s.tr = newTransport(r)
+	if err := s.handshake(s.tr.fr); err != nil {
 		return err
 	}
 	readErr := make(chan error, 1)
-	go func() { readErr <- s.readLoop(fr) }()
+	go func() { readErr <- s.readLoop() }()
 	select {
 	case err := <-readErr:
 		return err
@@ -316,14 +313,8 @@ func (s *server) greet(fr *protocol.FrameReader, h *protocol.Hello) error {
 	frameCap := protocol.NegotiateMaxFrame(h.MaxFrame, s.limits.FrameBytes)
 	s.limits.FrameBytes = frameCap
 	s.limits.StoreBytes = min(s.limits.StoreBytes, protocol.MaxStoreBytes(frameCap))
-	rcfg := s.cfg.Runtime
+	rcfg := s.tr.runtimeConfig(s, s.cfg.Runtime)
 	rcfg.OnStuck = s.stuck // always: a stuck cell's requests must be answered
-	if rcfg.PollBeforeSleep == 0 {
-		rcfg.PollBeforeSleep = defaultPollBeforeSleep
-	}
-	if s.baton != nil {
-		rcfg.Input = loopInput{s}
-	}
 	s.rt = runtime.New(rcfg)
 	s.send(&protocol.HelloOK{ID: h.ID, Version: version, Capabilities: s.caps, Limits: s.limits,
 		V8Version: v8.Version(), HostVersion: s.cfg.HostVersion})
@@ -348,14 +339,9 @@ func (s *server) fatal(err error) error {
 }
 
 // readLoop reads and dispatches frames until the input ends.
-func (s *server) readLoop(fr *protocol.FrameReader) error {
+func (s *server) readLoop() error {
 	for {
-		var res readResult
-		if s.baton != nil {
-			res = s.baton.read()
-		} else {
-			res = readNext(fr)
-		}
+		res := s.tr.read()
 		switch {
 		case errors.Is(res.err, io.EOF):
 			s.log.Info("input ended; stopping")
@@ -366,42 +352,9 @@ func (s *server) readLoop(fr *protocol.FrameReader) error {
 			s.badMessage(res.bad)
 			continue
 		}
-		var stops uint64
-		if s.baton != nil {
-			stops = s.baton.stops()
-		}
-		s.dispatch(res.m)
-		if _, ok := res.m.(*protocol.ToolResult); ok && s.lendable() {
-			s.baton.lend(stops)
-		}
+		s.tr.dispatch(s, res.m)
 	}
 }
-
-// lendable reports whether the reader, having just delivered a tool
-// call's answer, should lend the input to the loops: the answer was the
-// last one awaited and the one loop running polls (runtime.LoopPolls),
-// which looks like a script awaiting its calls one by one (it will likely
-// call again and poll for the answer). Only a polling loop reads a lent
-// input or gives it back; lent to none, every answer would wait out the
-// lease. A burst of answers (Promise.all) is read faster by the reader in
-// parallel with the loop. Reader goroutine only.
-func (s *server) lendable() bool {
-	return s.baton != nil && s.rt != nil && s.rt.LoopPolls() && s.tools.waiting() == 0
-}
-
-// defaultPollBeforeSleep is the host's runtime.Config.PollBeforeSleep.
-const defaultPollBeforeSleep = 30 * time.Microsecond
-
-// loopInput is the runtime's Config.Input: a polling loop reads the
-// parent's frames itself while the input is lent to it (see baton).
-type loopInput struct{ s *server }
-
-// PollInput implements runtime.InputPoller. Loop only.
-func (in loopInput) PollInput() bool { return in.s.baton.poll(in.s.toolResult) }
-
-// PollDone implements runtime.InputPoller: it gives a lent input back
-// to the reader goroutine. Loop only.
-func (in loopInput) PollDone() { in.s.baton.done() }
 
 // toolResult hands a tool call's answer to the call. Any goroutine.
 func (s *server) toolResult(m *protocol.ToolResult) {

@@ -83,7 +83,7 @@ func (t *toolTable) answer(id uint64, value json.RawMessage, err error) bool {
 // and returns at once; the matching tool.result answers call (on the
 // reader goroutine, or on a loop reading a lent input). When the cell
 // finishes first, finish sends tool.cancelled instead (runtime.ToolCall
-// drops a late answer). The call leaves as turnSend says. Loop goroutine;
+// drops a late answer). The call leaves as sendFromLoop says. Loop goroutine;
 // never blocks.
 func (c *cell) ToolCall(call *runtime.ToolCall) {
 	c.calls.Add(1)
@@ -95,25 +95,10 @@ func (c *cell) ToolCall(call *runtime.ToolCall) {
 	}
 	id := t.add(c, call)
 	c.mu.Unlock()
-	if err := c.turnSend()(&protocol.ToolCallRequest{ID: id, ToolCall: call.ToolCall}); err != nil {
+	if err := c.sendFromLoop()(&protocol.ToolCallRequest{ID: id, ToolCall: call.ToolCall}); err != nil {
 		t.answer(id, nil, c.unsentCall(call.ToolCall, err))
 	}
 }
-
-// turnSend returns how the loop sends its next frame: the first frame of a
-// JS turn leaves from the loop at once; the rest of a burst (Promise.all,
-// console output in a loop) piles up for the writer goroutine, which sends
-// it in a few writes instead of one per frame. Loop only.
-func (c *cell) turnSend() func(protocol.Message) error {
-	c.burst++
-	if c.burst > 1 {
-		return c.srv.out.Queue
-	}
-	return c.srv.out.Send
-}
-
-// Turn implements runtime.Events: a JS turn begins. Loop goroutine.
-func (c *cell) Turn() { c.burst = 0 }
 
 // unsentCall is the error a call gets when its tool.call could not be
 // sent: limit_exceeded when it is too large for a frame (the script can

@@ -12,23 +12,19 @@ import (
 // any goroutine wake it with one system call. A Go channel receive on a
 // goroutine locked to its thread costs two more thread hand-offs per wake
 // (the waker's scheduler finds the goroutine runnable, then hands its P to
-// the locked thread), which was the largest share of a sequential tool
-// call's latency.
+// the locked thread), the largest share of a sequential tool call's
+// latency (bench/README.md has the figures).
 //
-// When asked to, its loop is the only one running and the Go scheduler has
-// another P, park first polls for a while (Config.PollBeforeSleep, 30 µs
-// by default), yielding its CPU between looks, before it sleeps. The
-// answer to a sequential tool call comes back within this time when the
-// tool is quick; caught while polling it costs no futex sleep and wake-up,
-// and the reader that posts it no system call. On the 2-CPU VM, where a
-// host and its parent share one CPU (see bench/README.md), that took a
-// sequential call from 43.6 to 36.6 µs. With several loops running they
-// would take the CPUs from each other (8 sessions of sequential calls ran
-// 1.6× slower polling), so they sleep at once. So does a loop in a process
-// with GOMAXPROCS 1 (one CPU, by affinity or a container's quota): the
-// poll holds the only P, so the reader goroutine that would post the
-// answer cannot run until the poll gives up, and pinned to one CPU a
-// sequential call took 224 µs instead of 30-46.
+// When asked to (Config.PollBeforeSleep), its loop is the only one running
+// and the Go scheduler has another P, park first polls for a while,
+// yielding its CPU between looks, before it sleeps: the answer to a
+// sequential tool call comes back within that time when the tool is
+// quick, and caught while polling it costs no futex sleep and wake-up.
+// With several loops running they would take the CPUs from each other, so
+// they sleep at once. So does a loop in a process with GOMAXPROCS 1 (one
+// CPU, by affinity or a container's quota): the poll would hold the only
+// P, and the reader goroutine that posts the answer could not run until
+// the poll gave up.
 type parker struct {
 	state  atomic.Uint32 // parkRunning, parkSleeping or parkNotified
 	sleeps atomic.Uint32 // futex sleeps, for tests

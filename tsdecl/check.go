@@ -19,8 +19,11 @@ import (
 //go:embed globals.d.ts
 var Globals string
 
-// CheckLib is the ECMAScript library a cell is checked against: what V8
-// 10.9 provides, plus the ES2023 methods; no DOM.
+// CheckLib is the TypeScript lib a cell is checked with: ES2023, no DOM.
+// Globals references the later libs of what the host's standard library
+// adds (jsbindings/stdlib: groupBy, Promise.withResolvers/try,
+// Array.fromAsync, the Set methods, Iterator helpers, isWellFormed,
+// Error.isError) and declares the few built-ins no lib has yet.
 const CheckLib = "es2023"
 
 // TSConfig is the tsconfig.json of a directory of cells to check: strict,
@@ -34,8 +37,7 @@ const TSConfig = `{
     "lib": ["` + CheckLib + `"],
     "types": [],
     "module": "esnext",
-    "moduleDetection": "force",
-    "skipLibCheck": false
+    "moduleDetection": "force"
   },
   "include": ["*.ts"]
 }

@@ -1,10 +1,22 @@
 // The globals a codemode-host cell sees, beside the ECMAScript library.
 // Check a cell with tsc in strict mode, lib es2023 and no @types (no DOM:
-// there is no fetch, document or window; tsdecl.TSConfig) and, for the
-// bound tools, their `interface Tools { ... }` (tsdecl.ToolsInterface),
-// which merges with the one below. A cell's top-level await and return
-// type-check once it is wrapped as the body of an async function
-// (tsdecl.WrapCell). Printed by `codemode-host types --globals`.
+// there is no fetch, document or window; tsdecl.TSConfig): the references
+// below add the later built-ins the host's standard library has, and
+// nothing V8 10.9 lacks (resizable or transferable ArrayBuffers,
+// SharedArrayBuffer and Atomics, disposables, Float16Array). The bound
+// tools' `interface Tools { ... }` (tsdecl.ToolsInterface) merges with
+// the one below. A cell's top-level await and return type-check once it
+// is wrapped as the body of an async function (tsdecl.WrapCell). Printed
+// by `codemode-host types --globals`.
+/// <reference lib="es2024.collection" />
+/// <reference lib="es2024.object" />
+/// <reference lib="es2024.promise" />
+/// <reference lib="es2024.string" />
+/// <reference lib="esnext.array" />
+/// <reference lib="esnext.collection" />
+/// <reference lib="esnext.iterator" />
+/// <reference lib="esnext.promise" />
+/// <reference lib="esnext.error" />
 
 /** An MCP content block. */
 type McpContent =
@@ -140,6 +152,7 @@ declare class URLSearchParams {
 declare class URL {
   constructor(url: string | URL, base?: string | URL);
   static canParse(url: string | URL, base?: string | URL): boolean;
+  static parse(url: string | URL, base?: string | URL): URL | null;
   hash: string;
   host: string;
   hostname: string;
@@ -165,3 +178,42 @@ declare const crypto: {
   randomUUID(): `${string}-${string}-${string}-${string}-${string}`;
   getRandomValues<T extends ArrayBufferView>(array: T): T;
 };
+declare class DOMException extends Error {
+  constructor(message?: string, name?: string);
+  readonly code: number;
+}
+
+// Built-ins of ES2025 and later that the host adds and TypeScript's libs
+// do not declare yet.
+
+type Base64Options = { alphabet?: "base64" | "base64url" };
+interface Uint8Array<TArrayBuffer extends ArrayBufferLike = ArrayBufferLike> {
+  toBase64(options?: Base64Options & { omitPadding?: boolean }): string;
+  toHex(): string;
+  setFromBase64(
+    string: string,
+    options?: Base64Options & { lastChunkHandling?: "loose" | "strict" | "stop-before-partial" },
+  ): { read: number; written: number };
+  setFromHex(string: string): { read: number; written: number };
+}
+interface Uint8ArrayConstructor {
+  fromBase64(
+    string: string,
+    options?: Base64Options & { lastChunkHandling?: "loose" | "strict" | "stop-before-partial" },
+  ): Uint8Array<ArrayBuffer>;
+  fromHex(string: string): Uint8Array<ArrayBuffer>;
+}
+interface RegExpConstructor {
+  escape(string: string): string;
+}
+interface Math {
+  sumPrecise(numbers: Iterable<number>): number;
+}
+interface Map<K, V> {
+  getOrInsert(key: K, value: V): V;
+  getOrInsertComputed(key: K, callback: (key: K) => V): V;
+}
+interface WeakMap<K extends WeakKey, V> {
+  getOrInsert(key: K, value: V): V;
+  getOrInsertComputed(key: K, callback: (key: K) => V): V;
+}

@@ -73,8 +73,9 @@
 //
 // Globals (globals.d.ts) declares every global a script sees; a parent
 // type-checks a cell with it, the bound tools' ToolsInterface and the
-// cell wrapped by WrapCell, with tsc in strict mode, lib es2023, no
-// @types and no DOM (TSConfig). CheckFiles writes them all.
+// cell wrapped by WrapCell, with tsc in strict mode, lib es2023 (Globals
+// references the later libs the host has), no @types and no DOM
+// (TSConfig). CheckFiles writes them all.
 package tsdecl
 
 import (

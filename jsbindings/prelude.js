@@ -32,7 +32,8 @@
 // query, is a RangeError.
 //
 // The standard library (stdlib/stdlib.js: core-js and TextEncoder/
-// TextDecoder) has run before this; DOMException is its.
+// TextDecoder) has run before this: it leaves __cm_dom_exception() -> the
+// real DOMException.
 (function () {
   'use strict';
   const g = globalThis;
@@ -49,9 +50,10 @@
   const hostAdoptReject = g.__cm_adopt_reject;
   const hostRandom = g.__cm_random;
   const hostNow = g.__cm_now;
+  const realDOMException = g.__cm_dom_exception;
   for (const k of ['__cm_call', '__cm_out', '__cm_timer', '__cm_exit', '__cm_unhandled',
     '__cm_notify', '__cm_yield', '__cm_search', '__cm_store', '__cm_stopped', '__cm_adopt_reject',
-    '__cm_random', '__cm_now', 'Atomics', 'SharedArrayBuffer', 'WebAssembly']) {
+    '__cm_random', '__cm_now', '__cm_dom_exception', 'Atomics', 'SharedArrayBuffer', 'WebAssembly']) {
     delete g[k];
   }
 
@@ -97,11 +99,10 @@
   const MapProto = Map.prototype;
   const SetProto = Set.prototype;
   const getPrototypeOf = Object.getPrototypeOf;
-  // The standard library loads DOMException on first use; its getter
+  // The standard library loads DOMException on first use; realDOMException
   // returns the real one whatever the script assigns to the global.
-  const domExceptionGetter = Object.getOwnPropertyDescriptor(g, 'DOMException').get;
   function domException(message, name) {
-    const DOMExceptionCtor = ReflectApply(domExceptionGetter, g, []);
+    const DOMExceptionCtor = realDOMException();
     return new DOMExceptionCtor(message, name);
   }
   const Uint8ArrayCtor = Uint8Array;

@@ -96,3 +96,36 @@ func TestStdlibUncaughtDOMException(t *testing.T) {
 	assert.Equal(t, "InvalidCharacterError", res.Error.Name)
 	assert.NotEmpty(t, res.Error.Message)
 }
+
+// TestStdlibStubsBecomeTheRealMethods: until the script first uses the
+// standard library its methods are stubs; a stub works, and after the
+// load every stub has become the real method, with the stub's name and
+// length, and no built-in V8 has was replaced.
+func TestStdlibStubsBecomeTheRealMethods(t *testing.T) {
+	rt := New(Config{})
+	t.Cleanup(rt.Close)
+	res := runStdlib(t, rt, `
+const IP = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
+const TA = Object.getPrototypeOf(Uint8Array.prototype);
+const targets = [Array, Array.prototype, TA, Object, Map, Map.prototype, Promise, String.prototype, Set.prototype, IP, RegExp,
+  Error, Math, WeakMap, WeakMap.prototype, Uint8Array, Uint8Array.prototype, Function.prototype, JSON, Symbol];
+const before = [];
+for (const t of targets) for (const k of Reflect.ownKeys(t)) {
+  const d = Object.getOwnPropertyDescriptor(t, k);
+  if (typeof d.value === "function") before.push([t, k, d.value]);
+}
+const early = [3, 1, 2].toSorted();
+const toString = Function.prototype.toString;
+void Iterator;
+const changed = [];
+const wrong = [];
+for (const [t, k, f] of before) {
+  const d = Object.getOwnPropertyDescriptor(t, k);
+  if (d.value === f) continue;
+  changed.push(String(k));
+  if (d.value.name !== f.name || d.value.length !== f.length || !d.writable || d.enumerable || !d.configurable) wrong.push(String(k));
+}
+return [early, changed.length, wrong, Function.prototype.toString === toString, typeof Iterator.from];`)
+	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
+	assert.Equal(t, []string{`[[1,2,3],45,[],true,"function"]`}, texts(res))
+}

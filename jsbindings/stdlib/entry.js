@@ -1,107 +1,59 @@
 'use strict';
-// The entry of stdlib.js: the standard library V8 10.9 lacks, run in every
-// context before the prelude. `go run ./jsbindings/internal/genstdlib`
-// (make stdlib) bundles it with esbuild from the pinned core-js in
-// node_modules; a test checks the committed bundle is what this builds.
-//
-// Only modules that add what V8 10.9 lacks: each adds a missing global or
-// method and replaces nothing V8 has. Left out on purpose:
-//  - es.array.push, es.json.parse/stringify/raw-json/is-raw-json,
-//    es.regexp.flags, es.symbol: core-js would replace V8's own (working)
-//    versions with slower JS ones, which the prelude also captures;
-//  - explicit resource management (DisposableStack, SuppressedError,
-//    Symbol.dispose, ...): V8 10.9 cannot parse `using`;
-//  - ArrayBuffer transfer/detached: nothing can detach a buffer here;
-//  - Float16 (Math.f16round, DataView get/setFloat16): no Float16Array;
-//  - web timers, setImmediate, queueMicrotask, self: the prelude has its
-//    own timers on the cell's event loop.
+// The first part of stdlib.js, run in every context before the prelude:
+// stubs for the standard library V8 10.9 lacks, which load the real
+// modules (parts.js, bundled from the pinned core-js in node_modules) on
+// first use. `go run ./jsbindings/internal/genstdlib` (make stdlib) builds
+// stdlib.js with esbuild; a test checks the committed file is what it
+// builds. loadParts() is defined around this file by the build: it runs
+// the bundled parts.js once and returns its loaders.
 
-// core-js replaces Function.prototype.toString to print its polyfills as
-// native code; V8's own is put back below.
-const functionToString = Function.prototype.toString;
-
-// ES2023
-require('core-js/modules/es.array.to-reversed');
-require('core-js/modules/es.array.to-sorted');
-require('core-js/modules/es.array.to-spliced');
-require('core-js/modules/es.array.with');
-require('core-js/modules/es.typed-array.to-reversed');
-require('core-js/modules/es.typed-array.to-sorted');
-require('core-js/modules/es.typed-array.with');
-// ES2024
-require('core-js/modules/es.object.group-by');
-require('core-js/modules/es.map.group-by');
-require('core-js/modules/es.promise.with-resolvers');
-require('core-js/modules/es.string.is-well-formed');
-require('core-js/modules/es.string.to-well-formed');
-// ES2025
-require('core-js/modules/es.set.union.v2');
-require('core-js/modules/es.set.intersection.v2');
-require('core-js/modules/es.set.difference.v2');
-require('core-js/modules/es.set.symmetric-difference.v2');
-require('core-js/modules/es.set.is-subset-of.v2');
-require('core-js/modules/es.set.is-superset-of.v2');
-require('core-js/modules/es.set.is-disjoint-from.v2');
-require('core-js/modules/es.iterator.constructor');
-require('core-js/modules/es.iterator.from');
-require('core-js/modules/es.iterator.drop');
-require('core-js/modules/es.iterator.every');
-require('core-js/modules/es.iterator.filter');
-require('core-js/modules/es.iterator.find');
-require('core-js/modules/es.iterator.flat-map');
-require('core-js/modules/es.iterator.for-each');
-require('core-js/modules/es.iterator.map');
-require('core-js/modules/es.iterator.reduce');
-require('core-js/modules/es.iterator.some');
-require('core-js/modules/es.iterator.take');
-require('core-js/modules/es.iterator.to-array');
-require('core-js/modules/es.promise.try');
-require('core-js/modules/es.regexp.escape');
-// ES2026
-require('core-js/modules/es.array.from-async');
-require('core-js/modules/es.error.is-error');
-require('core-js/modules/es.iterator.concat');
-require('core-js/modules/es.math.sum-precise');
-require('core-js/modules/es.map.get-or-insert');
-require('core-js/modules/es.map.get-or-insert-computed');
-require('core-js/modules/es.weak-map.get-or-insert');
-require('core-js/modules/es.weak-map.get-or-insert-computed');
-require('core-js/modules/es.uint8-array.from-base64');
-require('core-js/modules/es.uint8-array.from-hex');
-require('core-js/modules/es.uint8-array.set-from-base64');
-require('core-js/modules/es.uint8-array.set-from-hex');
-require('core-js/modules/es.uint8-array.to-base64');
-require('core-js/modules/es.uint8-array.to-hex');
-// Web platform (WHATWG / WebIDL) and TextEncoder/TextDecoder: loaded on
-// first use, as Node loads most of these, so a context that never touches
-// them does not pay for them (about half of the bundle's start-up).
 const defineProperty = Object.defineProperty;
 const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-function lazyGlobals(names, load) {
+const ReflectApply = Reflect.apply;
+
+// Everything loads on first use, as Node loads most of its web globals: a
+// context pays only for a few stubs until the script touches the library
+// (running all of core-js's set-up costs several times a fresh context).
+//
+// lazyGroup defines globals as accessors and methods (target, key,
+// length) as stubs with the real name and length; the first read of one
+// of the globals or call of one of the stubs removes them all and runs
+// load, which installs the real ones. A global or method the script has
+// replaced meanwhile keeps the script's value. lazyGroup returns a getter
+// of the value load gave each global, whatever the script does later.
+function lazyGroup(globals, methods, load) {
   let values = null;
-  // loaded runs load once and returns the values it made, by name. A
-  // global the script has replaced meanwhile keeps the script's value.
+  const getters = { __proto__: null };
+  const stubs = [];
   function loaded() {
     if (values !== null) return values;
+    values = { __proto__: null };
     const kept = [];
-    for (const name of names) {
+    for (let i = 0; i < globals.length; i++) {
+      const name = globals[i];
       const d = getOwnPropertyDescriptor(globalThis, name);
       if (d !== undefined && d.get !== getters[name]) kept.push([name, d]);
       delete globalThis[name];
     }
-    load();
-    values = { __proto__: null };
-    for (const name of names) {
-      values[name] = globalThis[name];
-      defineProperty(globalThis, name, { value: values[name], writable: true, enumerable: false, configurable: true });
+    for (let i = 0; i < stubs.length; i += 3) {
+      const d = getOwnPropertyDescriptor(stubs[i], stubs[i + 1]);
+      if (d !== undefined && d.value === stubs[i + 2]) delete stubs[i][stubs[i + 1]];
     }
-    for (const [name, d] of kept) defineProperty(globalThis, name, d);
+    // core-js's set-up, on the first load, replaces
+    // Function.prototype.toString (to print its polyfills as native code)
+    // and keeps its state in a global; its modules hold their own
+    // reference to that state, so the name can go.
+    const toString = getOwnPropertyDescriptor(Function.prototype, 'toString');
+    load();
+    defineProperty(Function.prototype, 'toString', toString);
+    delete globalThis['__core-js_shared__'];
+    for (let i = 0; i < globals.length; i++) values[globals[i]] = globalThis[globals[i]];
+    for (let i = 0; i < kept.length; i++) defineProperty(globalThis, kept[i][0], kept[i][1]);
     return values;
   }
-  const getters = { __proto__: null };
-  for (const name of names) {
-    const get = { get [name]() { return loaded()[name]; } };
-    getters[name] = getOwnPropertyDescriptor(get, name).get;
+  for (let i = 0; i < globals.length; i++) {
+    const name = globals[i];
+    getters[name] = getOwnPropertyDescriptor({ get [name]() { return loaded()[name]; } }, name).get;
     defineProperty(globalThis, name, {
       get: getters[name],
       set(v) { defineProperty(globalThis, name, { value: v, writable: true, enumerable: false, configurable: true }); },
@@ -109,34 +61,57 @@ function lazyGlobals(names, load) {
       configurable: true,
     });
   }
+  // methods is flat, [target, key, length, ...]: this runs in every
+  // context, so it allocates little.
+  const meta = { value: undefined, configurable: true };
+  const slot = { value: undefined, writable: true, enumerable: false, configurable: true };
+  for (let i = 0; i < methods.length; i += 3) {
+    const target = methods[i];
+    const key = methods[i + 1];
+    const stub = function () { loaded(); return ReflectApply(target[key], this, arguments); };
+    meta.value = key;
+    defineProperty(stub, 'name', meta);
+    meta.value = methods[i + 2];
+    defineProperty(stub, 'length', meta);
+    slot.value = stub;
+    defineProperty(target, key, slot);
+    stubs.push(target, key, stub);
+  }
+  return (name) => loaded()[name];
 }
-lazyGlobals(['DOMException'], () => {
-  require('core-js/modules/web.dom-exception.constructor');
-  require('core-js/modules/web.dom-exception.stack');
-  require('core-js/modules/web.dom-exception.to-string-tag');
-});
-lazyGlobals(['atob', 'btoa'], () => {
-  require('core-js/modules/web.atob');
-  require('core-js/modules/web.btoa');
-});
-lazyGlobals(['structuredClone'], () => {
-  require('core-js/modules/web.structured-clone');
-});
-lazyGlobals(['URL', 'URLSearchParams'], () => {
-  require('core-js/modules/web.url.constructor');
-  require('core-js/modules/web.url.can-parse');
-  require('core-js/modules/web.url.parse');
-  require('core-js/modules/web.url.to-json');
-  require('core-js/modules/web.url-search-params.constructor');
-  require('core-js/modules/web.url-search-params.delete');
-  require('core-js/modules/web.url-search-params.has');
-  require('core-js/modules/web.url-search-params.size');
-});
-lazyGlobals(['TextEncoder', 'TextDecoder'], () => {
-  require('./textcodec.js');
-});
 
-Object.defineProperty(Function.prototype, 'toString', { value: functionToString, writable: true, enumerable: false, configurable: true });
-// core-js keeps its state in a global; its modules hold their own
-// reference, so the name can go.
-delete globalThis['__core-js_shared__'];
+const ArrayProto = Array.prototype;
+const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
+const IteratorProto = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
+const unscopables = ArrayProto[Symbol.unscopables];
+unscopables.toReversed = true;
+unscopables.toSorted = true;
+unscopables.toSpliced = true;
+lazyGroup(['Iterator'], [
+  ArrayProto, 'toReversed', 0, ArrayProto, 'toSorted', 1, ArrayProto, 'toSpliced', 2, ArrayProto, 'with', 2,
+  TypedArrayProto, 'toReversed', 0, TypedArrayProto, 'toSorted', 1, TypedArrayProto, 'with', 2,
+  Object, 'groupBy', 2, Map, 'groupBy', 2, Promise, 'withResolvers', 0, Promise, 'try', 1,
+  String.prototype, 'isWellFormed', 0, String.prototype, 'toWellFormed', 0,
+  Set.prototype, 'union', 1, Set.prototype, 'intersection', 1, Set.prototype, 'difference', 1,
+  Set.prototype, 'symmetricDifference', 1, Set.prototype, 'isSubsetOf', 1, Set.prototype, 'isSupersetOf', 1,
+  Set.prototype, 'isDisjointFrom', 1,
+  IteratorProto, 'drop', 1, IteratorProto, 'every', 1, IteratorProto, 'filter', 1, IteratorProto, 'find', 1,
+  IteratorProto, 'flatMap', 1, IteratorProto, 'forEach', 1, IteratorProto, 'map', 1, IteratorProto, 'reduce', 1,
+  IteratorProto, 'some', 1, IteratorProto, 'take', 1, IteratorProto, 'toArray', 0,
+  RegExp, 'escape', 1, Array, 'fromAsync', 1, Error, 'isError', 1, Math, 'sumPrecise', 1,
+  Map.prototype, 'getOrInsert', 2, Map.prototype, 'getOrInsertComputed', 2,
+  WeakMap.prototype, 'getOrInsert', 2, WeakMap.prototype, 'getOrInsertComputed', 2,
+  Uint8Array, 'fromBase64', 1, Uint8Array, 'fromHex', 1, Uint8Array.prototype, 'setFromBase64', 1,
+  Uint8Array.prototype, 'setFromHex', 1, Uint8Array.prototype, 'toBase64', 0, Uint8Array.prototype, 'toHex', 0,
+], () => loadParts().es());
+
+// Web platform (WHATWG / WebIDL) and TextEncoder/TextDecoder.
+const domException = lazyGroup(['DOMException'], [], () => loadParts().domException());
+lazyGroup(['atob', 'btoa'], [], () => loadParts().base64());
+lazyGroup(['structuredClone'], [], () => loadParts().structuredClone());
+lazyGroup(['URL', 'URLSearchParams'], [], () => loadParts().url());
+lazyGroup(['TextEncoder', 'TextDecoder'], [], () => loadParts().text());
+
+// The prelude takes the real DOMException from here (and deletes the name).
+defineProperty(globalThis, '__cm_dom_exception', { value: () => domException('DOMException'), configurable: true });
+

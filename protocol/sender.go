@@ -19,15 +19,19 @@ type TryWriter interface {
 	TryWrite(p []byte) (n int, err error)
 }
 
-// Sender writes frames for many goroutines. Send is safe from any goroutine
-// and never blocks on I/O: it encodes the message in the caller's goroutine
-// (so encoding runs in parallel), writes it at once if the writer is a
-// TryWriter with room to spare and nothing else is queued, and otherwise
-// appends the frame to a queue and returns.
-// One writer goroutine swaps the queue for an empty one and writes
-// everything queued with a single Write call, so N frames queued while a
-// write was in progress cost one syscall, and a frame sent to an idle
-// Sender goes out at once.
+// Sender writes frames for many goroutines. Every method encodes the
+// message in the caller's goroutine (so encoding runs in parallel) and
+// never blocks on I/O unless its doc says so.
+//
+// The plain way is Queue: the frame is appended to a queue, and one writer
+// goroutine swaps the queue for an empty one and writes everything queued
+// with a single Write call, so N frames queued while a write was in
+// progress cost one system call. Two variants save the hand-off to the
+// writer goroutine when nothing is queued or being written, by writing
+// from the caller's goroutine: Send writes only what fits at once, through
+// a TryWriter (the rest is queued; without a TryWriter Send is Queue), so
+// it is safe on a V8 loop; SendInline blocks until the frame is written,
+// for goroutines that may block.
 //
 // The queue is unbounded (an isolate's event loop must never block on the
 // parent): a peer that stops reading makes it grow until the cell's own
@@ -68,10 +72,13 @@ func (s *Sender) SetMaxFrame(n int) {
 
 var frameBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
-// Send queues m. It fails without queueing when m does not encode (code
+// Send sends m: when nothing is queued or being written and the writer is
+// a TryWriter, it writes what fits at once itself, and queues the rest
+// (see Queue). It fails without queueing when m does not encode (code
 // bad_field), when its body exceeds the cap (code too_large: answer the
 // request with an ErrorReply instead), after Close (ErrSenderClosed), and
-// once a write has failed (that write's error). Safe from any goroutine.
+// once a write has failed (that write's error). Never blocks. Safe from
+// any goroutine.
 func (s *Sender) Send(m Message) error { return s.send(m, sendTry) }
 
 // SendInline is Send for goroutines that may block on I/O: when nothing is

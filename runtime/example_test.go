@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/codemode-host/codemode-host/bridge"
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/runtime"
 )
@@ -16,7 +15,7 @@ func Example() {
 	res, err := rt.Run(context.Background(), runtime.CellRequest{
 		Source: `const r = await tools.echo({x: 1}); text("got " + r.x); return r`,
 		Tools:  []protocol.ToolDef{{Name: "echo"}},
-		Caller: bridge.ToolExecutorFunc(func(ctx context.Context, c protocol.ToolCall) (json.RawMessage, error) {
+		Caller: runtime.ToolCallerFunc(func(ctx context.Context, c protocol.ToolCall) (json.RawMessage, error) {
 			return c.Input, nil
 		}),
 	})

@@ -1,9 +1,13 @@
 // Package stdlib holds the standard library a script gets on top of V8
 // 10.9's ECMAScript: the ES2023+ built-ins V8 10.9 lacks and the web
 // platform's atob/btoa, URL, structuredClone, DOMException and
-// TextEncoder/TextDecoder, bundled from core-js (see entry.js) into
-// stdlib.js. jsbindings runs it in every context before the prelude, which
-// adds the host-backed parts (crypto, performance, timers).
+// TextEncoder/TextDecoder, in stdlib.js. jsbindings runs it in every
+// context before the prelude, which adds the host-backed parts (crypto,
+// performance, timers).
+//
+// stdlib.js is built from entry.js, the stubs every context runs, and
+// parts.js, the core-js modules (and textcodec.js) the stubs load the
+// first time the script uses one of them.
 //
 // It is pure Go (no V8) so that the exec description can quote Summary.
 package stdlib

@@ -245,11 +245,18 @@ func TestABusyScriptDoesNotKeepTheInputFromOthers(t *testing.T) {
 }
 
 // With polling off no loop reads a lent input or gives it back, so the
-// reader must not lend it: each answer would wait out the lease (300
-// calls took 158 ms instead of 36 before it stopped lending).
+// reader must not lend it: each answer would wait out the lease.
 func TestNoLendingWhenLoopsDoNotPoll(t *testing.T) {
+	for _, cfg := range []runtime.Config{{PollBeforeSleep: -1}, {}} {
+		noLending(t, cfg)
+	}
+}
+
+// noLending runs sequential calls on a host whose output (an os.Pipe) is
+// no TryWriter, with cfg, and checks that no input was ever lent.
+func noLending(t *testing.T, cfg runtime.Config) {
 	withTwoPs(t)
-	p := startHost(t, Config{Runtime: runtime.Config{PollBeforeSleep: -1}})
+	p := startHost(t, Config{Runtime: cfg})
 	p.handshake()
 	p.openSession("s1")
 	p.exec(&protocol.Exec{Session: "s1", Tools: []protocol.ToolDef{echoTool},
@@ -257,6 +264,5 @@ func TestNoLendingWhenLoopsDoNotPoll(t *testing.T) {
 	res := answerCalls(p)
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	assert.Equal(t, "435", res.Items[len(res.Items)-1].Text)
-	require.NotNil(t, p.srv.tr.baton)
-	assert.Zero(t, p.srv.tr.baton.lends.Load(), "the input is never lent")
+	assert.Nil(t, p.srv.tr.baton, "no baton: no loop polls, by request (%v) or because the output is plain", cfg.PollBeforeSleep)
 }

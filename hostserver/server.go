@@ -37,9 +37,9 @@ type Config struct {
 	// HostVersion is reported in hello.ok. Default "dev".
 	HostVersion string
 	// Runtime configures the runtime Serve creates (and closes). Its
-	// PollBeforeSleep defaults to 30µs here (the parent answers within
-	// about that); negative turns polling off. Its Input and OnStuck are
-	// the server's own.
+	// PollBeforeSleep defaults to 30µs here when the output is a
+	// protocol.TryWriter (see transport.go), else to none; negative turns
+	// polling off. Its Input and OnStuck are the server's own.
 	Runtime runtime.Config
 	// Logger receives the host's logs. Default: discard.
 	Logger hclog.Logger
@@ -98,7 +98,7 @@ type server struct {
 
 	tools toolTable // tool calls waiting for their tool.result
 
-	tr *transport // set before the handshake
+	tr *transport // set by serve, before the handshake
 
 	reqMu    sync.Mutex
 	inflight map[uint64]inflightReq // requests not yet answered: exec, wait, terminate, session.close
@@ -213,7 +213,7 @@ func (s *server) replyError(id uint64, t string, code protocol.ErrorCode, format
 // serve runs the handshake and the read loop. It returns when the input
 // ends or a shutdown has drained.
 func (s *server) serve(r io.Reader) error {
-	s.tr = newTransport(r)
+	s.tr = newTransport(r, s.w)
 	if err := s.handshake(s.tr.fr); err != nil {
 		return err
 	}

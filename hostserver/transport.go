@@ -29,17 +29,23 @@ import (
 //     turn is written by the loop itself if the pipe has room; the rest of
 //     the turn's frames (a Promise.all) are queued and leave together in
 //     a few writes (sendFromLoop).
-//   - The loop reads. When the input is a pipe or socket on Linux
-//     (inputAvail), the runtime's loops poll for an answer before they
-//     sleep (runtime.Config.PollBeforeSleep, defaultPollBeforeSleep), and
-//     after the answer to the only call in flight the reader lends the
-//     input to the one polling loop, which reads its next answer itself
-//     (see baton).
+//   - The loop reads. Where the loop writes, the runtime's loops poll
+//     for an answer before they sleep (runtime.Config.PollBeforeSleep,
+//     defaultPollBeforeSleep), and when the input is a pipe or socket on
+//     Linux (inputAvail), after the answer to the only call in flight the
+//     reader lends the input to the one polling loop, which reads its
+//     next answer itself (see baton).
 //
-// Without either (another OS, an in-memory pipe) the transport is plain.
+// Polling pays only with the first: a loop that polls while its frame
+// waits for the writer goroutine keeps a CPU from the very threads that
+// must run before an answer can come. Without a TryWriter (another OS, a
+// file, an in-memory pipe) the transport is plain, unless
+// Config.Runtime asks for polling itself.
 type transport struct {
 	fr    *protocol.FrameReader
-	baton *baton // the loop reads: set when the input can be lent; else nil
+	fast  bool       // the output is a TryWriter: the loop writes
+	avail func() int // inputAvail of the input; nil when it cannot be lent
+	baton *baton     // the loop reads: set when the input can be lent and loops poll; else nil
 }
 
 // defaultPollBeforeSleep is how long a host's loop polls for its answer
@@ -47,21 +53,21 @@ type transport struct {
 // says otherwise: the parent answers a quick tool within about this long.
 const defaultPollBeforeSleep = 30 * time.Microsecond
 
-func newTransport(r io.Reader) *transport {
-	t := &transport{fr: protocol.NewFrameReader(r, protocol.DefaultMaxFrame)}
-	if avail := inputAvail(r); avail != nil {
-		t.baton = newBaton(t.fr, avail)
-	}
-	return t
+func newTransport(r io.Reader, w io.Writer) *transport {
+	_, fast := w.(protocol.TryWriter)
+	return &transport{fr: protocol.NewFrameReader(r, protocol.DefaultMaxFrame), fast: fast, avail: inputAvail(r)}
 }
 
-// runtimeConfig is cfg with the transport's polling: s's loops read the
-// lent input.
+// runtimeConfig is cfg with the transport's polling (by default only
+// where the loop writes) and, when loops poll and the input can be lent,
+// the baton they read it through. Called once, before the runtime
+// exists.
 func (t *transport) runtimeConfig(s *server, cfg runtime.Config) runtime.Config {
-	if cfg.PollBeforeSleep == 0 {
+	if cfg.PollBeforeSleep == 0 && t.fast {
 		cfg.PollBeforeSleep = defaultPollBeforeSleep
 	}
-	if t.baton != nil {
+	if cfg.PollBeforeSleep > 0 && t.avail != nil {
+		t.baton = newBaton(t.fr, t.avail)
 		cfg.Input = loopInput{s}
 	}
 	return cfg

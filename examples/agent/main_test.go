@@ -2,18 +2,79 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/openai/openai-go/v3/option"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/codemode-host/codemode-host/internal/testhost"
+	"github.com/codemode-host/codemode-host/registry"
+	"github.com/codemode-host/codemode-host/render"
 )
 
-func TestAgent_cellUsesNativeAndMCPTools(t *testing.T) {
+func TestMain(m *testing.M) { testhost.Main(m) }
+
+// Recorded model output items, in the Responses API's shapes.
+
+func customCall(callID, name, input string) json.RawMessage {
+	return item(map[string]any{"type": "custom_tool_call", "id": "ctc_" + callID, "call_id": callID, "name": name, "input": input, "status": "completed"})
+}
+
+func functionCall(callID, name, args string) json.RawMessage {
+	return item(map[string]any{"type": "function_call", "id": "fc_" + callID, "call_id": callID, "name": name, "arguments": args, "status": "completed"})
+}
+
+func message(text string) json.RawMessage {
+	return item(map[string]any{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+		"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}})
+}
+
+func item(v map[string]any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// turn is one recorded response: its output items.
+func turn(items ...json.RawMessage) json.RawMessage {
+	b, err := json.Marshal(items)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// lockedBuilder is a strings.Builder for the agent's log, which progress
+// reports write from the bridge's goroutines.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestAgent drives the model loop against recorded model turns; the
+// registry, the bridge, the host binary and server-everything are real.
+func TestAgent(t *testing.T) {
 	bin := "../../node_modules/.bin/mcp-server-everything"
 	_, statErr := os.Stat(bin)
 	_, nodeErr := exec.LookPath("node")
@@ -23,16 +84,140 @@ func TestAgent_cellUsesNativeAndMCPTools(t *testing.T) {
 		}
 		t.Skip("server-everything or node is missing; run npm ci")
 	}
-	host := filepath.Join(t.TempDir(), "codemode-host")
-	build := exec.Command("go", "build", "-o", host, "../../cmd/codemode-host")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var out strings.Builder
-	require.NoError(t, run(ctx, &out, host, []string{bin}))
-	assert.Regexp(t, `the everything server offers \d+ tools`, out.String())
-	assert.Contains(t, out.String(), "Paris: 21°C, clear\nThe sum of 19 and 23 is 42.\nEcho: hello from a cell\n")
-	assert.Contains(t, out.String(), "remember failed as expected: invalid_arguments\n")
-	assert.Contains(t, out.String(), `["The sum of 19 and 23 is 42."]`)
+	model := newReplay(t)
+	var log lockedBuilder
+	a, err := Start(ctx, Config{
+		HostPath:       testhost.Bin(t),
+		MCPCommand:     []string{bin},
+		Model:          "replay-1",
+		Mode:           registry.ModeCodeMode,
+		ModelOptions:   []option.RequestOption{option.WithBaseURL(model.url), option.WithAPIKey("test-key"), option.WithMaxRetries(0)},
+		MaxTurns:       6,
+		RequestTimeout: 10 * time.Second,
+		Log:            &log,
+	})
+	require.NoError(t, err)
+	defer a.Close()
+
+	t.Run("exec calls MCP and native tools, then the model answers", func(t *testing.T) {
+		model.play(
+			turn(customCall("call_1", "exec", `
+const [sum, echo] = await Promise.all([
+  tools.mcp__everything__get_sum({a: 19, b: 23}),
+  tools.mcp__everything__echo({message: "hello from a cell"}),
+]);
+text(sum.content[0].text);
+text(echo.content[0].text);
+return await tools.weather({city: "Paris"});`)),
+			turn(message("19 + 23 = 42, and Paris is clear.")),
+		)
+		answer, err := a.Ask(ctx, "What is 19 + 23, and the weather in Paris?")
+		require.NoError(t, err)
+		assert.Equal(t, "19 + 23 = 42, and Paris is clear.", answer)
+		require.Equal(t, 2, model.count())
+
+		first := model.request(t, 1)
+		assert.Equal(t, "replay-1", first["model"])
+		assert.Contains(t, first["instructions"], "exec")
+		tools := model.toolNames(t, 1)
+		assert.Equal(t, []string{"exec:custom", "wait:function", "weather:function", "remember:function", "tool_search:function"}, tools,
+			"the MCP tools are deferred: found with tool_search, not listed")
+
+		assert.Equal(t, []string{"message:user", "custom_tool_call", "custom_tool_call_output"}, model.inputTypes(t, 2),
+			"every request carries the whole conversation")
+		out, typ := model.output(t, 2, "call_1")
+		assert.Equal(t, "custom_tool_call_output", typ)
+		assert.Regexp(t, `^Script completed · \d+ ms\n`, out)
+		assert.Contains(t, out, "\nThe sum of 19 and 23 is 42.\nEcho: hello from a cell\n"+`{"celsius":21,"sky":"clear"}`)
+	})
+
+	t.Run("a cell that yields is waited on", func(t *testing.T) {
+		model.play(
+			turn(customCall("call_1", "exec", `
+text("started");
+yield_control();
+await tools.mcp__everything__trigger_long_running_operation({duration: 0.2, steps: 2});
+return "finished";`)),
+			turn(functionCall("call_2", "wait", `{"cell_id": "$CELL", "yield_time_ms": 10000}`)),
+			turn(message("It finished.")),
+		)
+		answer, err := a.Ask(ctx, "Run the long operation.")
+		require.NoError(t, err)
+		assert.Equal(t, "It finished.", answer)
+		assert.Equal(t, []string{"message:user", "custom_tool_call", "custom_tool_call_output", "function_call", "function_call_output"}, model.inputTypes(t, 3))
+
+		out, _ := model.output(t, 2, "call_1")
+		assert.True(t, strings.HasPrefix(out, render.RunningPrefix), out)
+		assert.Regexp(t, `^Script running with cell ID (\S+) · \d+ ms — call wait with cell_id "(\S+)" to keep waiting\nstarted$`, out)
+		out, typ := model.output(t, 3, "call_2")
+		assert.Equal(t, "function_call_output", typ)
+		assert.Regexp(t, `^Script completed · \d+(\.\d)? m?s\nfinished$`, out)
+		assert.Contains(t, log.String(), "progress of mcp__everything__.trigger-long-running-operation: 1/2")
+	})
+
+	t.Run("the model calls a direct tool", func(t *testing.T) {
+		model.play(
+			turn(functionCall("call_1", "weather", `{"city": "Lisbon"}`)),
+			turn(message("Lisbon: 21 °C, clear.")),
+		)
+		answer, err := a.Ask(ctx, "Weather in Lisbon?")
+		require.NoError(t, err)
+		assert.Equal(t, "Lisbon: 21 °C, clear.", answer)
+		out, typ := model.output(t, 2, "call_1")
+		assert.Equal(t, "function_call_output", typ)
+		assert.JSONEq(t, `{"celsius":21,"sky":"clear"}`, out)
+	})
+
+	t.Run("tool_search loads a deferred tool for the next step", func(t *testing.T) {
+		model.play(
+			turn(functionCall("call_1", "tool_search", `{"query": "add two numbers", "limit": 3}`)),
+			turn(functionCall("call_2", "mcp__everything__get_sum", `{"a": 2, "b": 3}`)),
+			turn(message("2 + 3 = 5")),
+		)
+		answer, err := a.Ask(ctx, "Add 2 and 3 with a tool.")
+		require.NoError(t, err)
+		assert.Equal(t, "2 + 3 = 5", answer)
+
+		assert.NotContains(t, model.toolNames(t, 1), "mcp__everything__get_sum:function")
+		found, _ := model.output(t, 2, "call_1")
+		assert.Contains(t, found, `"name":"get-sum"`)
+		tools := model.toolNames(t, 2)
+		assert.Contains(t, tools, "mcp__everything__get_sum:function")
+		assert.Equal(t, "tool_search:function", tools[len(tools)-1], "loaded tools come before tool_search")
+		sum, _ := model.output(t, 3, "call_2")
+		assert.Contains(t, sum, "The sum of 2 and 3 is 5.")
+	})
+
+	t.Run("a script error, then a corrected script", func(t *testing.T) {
+		model.play(
+			// exec as a JSON function call, as with ExecFunction.
+			turn(functionCall("call_1", "exec", `{"code": "const w = await tools.weather({city: \"Oslo\"});\nreturn w.forecast.tomorrow;"}`)),
+			turn(customCall("call_2", "exec", `const w = await tools.weather({city: "Oslo"});
+return w.sky;`)),
+			turn(message("Oslo is clear.")),
+		)
+		answer, err := a.Ask(ctx, "Weather in Oslo tomorrow?")
+		require.NoError(t, err)
+		assert.Equal(t, "Oslo is clear.", answer)
+
+		failed, typ := model.output(t, 2, "call_1")
+		assert.Equal(t, "function_call_output", typ)
+		assert.Regexp(t, `^Script failed · \d+ ms\nTypeError: Cannot read properties of undefined \(reading 'tomorrow'\) \(line 2, column \d+\)\n    at `, failed)
+		fixed, typ := model.output(t, 3, "call_2")
+		assert.Equal(t, "custom_tool_call_output", typ)
+		assert.Regexp(t, `^Script completed · \d+ ms\nclear$`, fixed)
+	})
+
+	t.Run("the loop stops after MaxTurns requests", func(t *testing.T) {
+		var turns []json.RawMessage
+		for range 7 {
+			turns = append(turns, turn(functionCall("call_1", "weather", `{"city": "Rome"}`)))
+		}
+		model.play(turns...)
+		_, err := a.Ask(ctx, "Loop forever.")
+		require.ErrorContains(t, err, "no final answer after 6 model requests")
+		assert.Equal(t, 6, model.count())
+	})
 }

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/codemode-host/codemode-host/bridge"
+	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/registry"
+	"github.com/codemode-host/codemode-host/render"
+)
+
+// handle runs one tool call of the model and returns its output item.
+// exec and wait are the agent's own (they drive the bridge); every other
+// tool, tool_search included, goes through the registry's pipeline.
+func (c *conversation) handle(ctx context.Context, set *registry.ToolSet, mc modelCall) responses.ResponseInputItemUnionParam {
+	name, ok := c.names[mc.name]
+	if !ok {
+		return textOutput(mc, errorText(fmt.Errorf("%w: %q; call one of the tools you were given", errNoTool, mc.name)))
+	}
+	codeMode := set.Mode() != registry.ModeDirect
+	switch {
+	case codeMode && name.Equal(registry.Plain(registry.ExecToolName)):
+		return c.exec(ctx, set, mc)
+	case codeMode && name.Equal(registry.Plain(registry.WaitToolName)):
+		return c.wait(ctx, mc)
+	}
+	return c.dispatch(ctx, set, name, mc)
+}
+
+// cellOutput renders a cell's result in the item type of mc's kind.
+func cellOutput(mc modelCall, res *protocol.CellResult) responses.ResponseInputItemUnionParam {
+	if mc.custom {
+		return render.CustomToolCallOutput(mc.callID, res)
+	}
+	return render.FunctionCallOutput(mc.callID, res)
+}
+
+// execArgs is exec offered as a function tool: {code, yield_ms?}.
+type execArgs struct {
+	Code    string `json:"code"`
+	YieldMS uint64 `json:"yield_ms"`
+}
+
+// exec runs the model's program as a cell of the conversation's session.
+// A custom call's input is the program; a function call's arguments are
+// {"code": program, "yield_ms"?: n}.
+func (c *conversation) exec(ctx context.Context, set *registry.ToolSet, mc modelCall) responses.ResponseInputItemUnionParam {
+	args := execArgs{Code: mc.input}
+	if !mc.custom {
+		if err := decodeStrict(mc.input, &args); err != nil {
+			return textOutput(mc, errorText(fmt.Errorf("exec takes {\"code\": string, \"yield_ms\"?: integer}: %v", err)))
+		}
+	}
+	if strings.TrimSpace(args.Code) == "" {
+		return textOutput(mc, errorText(fmt.Errorf("exec needs a program to run; got an empty one")))
+	}
+	yield := c.yield(args.YieldMS)
+	ctx, cancel := context.WithTimeout(ctx, yield+cellGrace)
+	defer cancel()
+	res, err := c.session.Exec(ctx, bridge.ExecRequest{Source: args.Code, Tools: set.CodeModeDefs(), Yield: yield})
+	if err != nil {
+		return textOutput(mc, errorText(fmt.Errorf("the script did not run: %w", err)))
+	}
+	return cellOutput(mc, res)
+}
+
+// waitArgs are the wait tool's arguments (registry's wait schema).
+type waitArgs struct {
+	CellID      string  `json:"cell_id"`
+	YieldTimeMS float64 `json:"yield_time_ms"`
+	MaxTokens   float64 `json:"max_tokens"`
+	Terminate   bool    `json:"terminate"`
+}
+
+// wait waits on (or stops) a cell the model's earlier exec left running.
+func (c *conversation) wait(ctx context.Context, mc modelCall) responses.ResponseInputItemUnionParam {
+	var args waitArgs
+	if err := decodeStrict(mc.input, &args); err != nil || args.CellID == "" {
+		if err == nil {
+			err = fmt.Errorf("cell_id is required")
+		}
+		return textOutput(mc, errorText(fmt.Errorf("wait takes {\"cell_id\": string, \"yield_time_ms\"?: number, \"terminate\"?: boolean}: %v", err)))
+	}
+	var res *protocol.CellResult
+	var err error
+	if args.Terminate {
+		tctx, cancel := context.WithTimeout(ctx, cellGrace)
+		defer cancel()
+		res, err = c.session.Terminate(tctx, args.CellID)
+	} else {
+		yield := c.yield(uint64(max(args.YieldTimeMS, 0)))
+		wctx, cancel := context.WithTimeout(ctx, yield+cellGrace)
+		defer cancel()
+		res, err = c.session.Wait(wctx, args.CellID, yield)
+	}
+	if err != nil {
+		return textOutput(mc, errorText(err))
+	}
+	return cellOutput(mc, res)
+}
+
+// yield is the yield the model asked for (ms, 0 = Config.Yield), capped
+// at MaxYield.
+func (c *conversation) yield(ms uint64) time.Duration {
+	if ms == 0 {
+		return c.a.cfg.Yield
+	}
+	return min(time.Duration(ms)*time.Millisecond, MaxYield)
+}
+
+// dispatch runs a direct tool call (tool_search included) through the
+// registry's pipeline; what tool_search found is offered from the next
+// step on.
+func (c *conversation) dispatch(ctx context.Context, set *registry.ToolSet, name registry.ToolName, mc modelCall) responses.ResponseInputItemUnionParam {
+	info, _ := set.Lookup(name)
+	call := registry.Call{
+		Name:        name,
+		Kind:        info.Spec.Kind,
+		Input:       json.RawMessage(mc.input),
+		ModelCallID: mc.callID,
+		SessionID:   c.session.ID(),
+	}
+	if mc.custom {
+		call.Kind = protocol.KindFreeform
+		call.Input = registry.FreeformInput(mc.input)
+	} else if call.Kind == protocol.KindFreeform || strings.TrimSpace(mc.input) == "" {
+		call.Kind = protocol.KindFunction // a function call of a freeform tool fails with the registry's message
+		if strings.TrimSpace(mc.input) == "" {
+			call.Input = nil
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.a.cfg.ToolTimeout)
+	defer cancel()
+	res, err := set.Dispatch(ctx, call)
+	if err != nil {
+		return textOutput(mc, errorText(err))
+	}
+	if name.Equal(registry.Plain(registry.SearchToolName)) {
+		c.load(res.Value)
+	}
+	return textOutput(mc, res.ModelText)
+}
+
+// load remembers the tools a tool_search result lists.
+func (c *conversation) load(value json.RawMessage) {
+	var found registry.SearchResult
+	if json.Unmarshal(value, &found) != nil {
+		return
+	}
+	for _, g := range found.Groups {
+		for _, h := range g.Tools {
+			n := registry.Namespaced(g.Namespace, h.Tool).Key()
+			if !containsName(c.loaded, n) {
+				c.loaded = append(c.loaded, n)
+			}
+		}
+	}
+}
+
+func containsName(names []registry.ToolName, n registry.ToolName) bool {
+	for _, m := range names {
+		if m.Equal(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeStrict decodes JSON arguments into v, refusing unknown fields.
+func decodeStrict(args string, v any) error {
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(args)))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}

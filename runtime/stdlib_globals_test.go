@@ -116,7 +116,7 @@ for (const t of targets) for (const k of Reflect.ownKeys(t)) {
 }
 const early = [3, 1, 2].toSorted();
 const toString = Function.prototype.toString;
-void Iterator;
+void [new Int8Array(1).toSorted(), Object.groupBy([], String), new Set().union(new Set()), Iterator, new Uint8Array(1).toHex()];
 const changed = [];
 const wrong = [];
 for (const [t, k, f] of before) {

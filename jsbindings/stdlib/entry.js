@@ -87,23 +87,33 @@ const unscopables = ArrayProto[Symbol.unscopables];
 unscopables.toReversed = true;
 unscopables.toSorted = true;
 unscopables.toSpliced = true;
-lazyGroup(['Iterator'], [
+lazyGroup([], [
   ArrayProto, 'toReversed', 0, ArrayProto, 'toSorted', 1, ArrayProto, 'toSpliced', 2, ArrayProto, 'with', 2,
+], () => loadParts().arrays());
+lazyGroup([], [
   TypedArrayProto, 'toReversed', 0, TypedArrayProto, 'toSorted', 1, TypedArrayProto, 'with', 2,
+], () => loadParts().typedArrays());
+lazyGroup([], [
   Object, 'groupBy', 2, Map, 'groupBy', 2, Promise, 'withResolvers', 0, Promise, 'try', 1,
   String.prototype, 'isWellFormed', 0, String.prototype, 'toWellFormed', 0,
-  Set.prototype, 'union', 1, Set.prototype, 'intersection', 1, Set.prototype, 'difference', 1,
-  Set.prototype, 'symmetricDifference', 1, Set.prototype, 'isSubsetOf', 1, Set.prototype, 'isSupersetOf', 1,
-  Set.prototype, 'isDisjointFrom', 1,
-  IteratorProto, 'drop', 1, IteratorProto, 'every', 1, IteratorProto, 'filter', 1, IteratorProto, 'find', 1,
-  IteratorProto, 'flatMap', 1, IteratorProto, 'forEach', 1, IteratorProto, 'map', 1, IteratorProto, 'reduce', 1,
-  IteratorProto, 'some', 1, IteratorProto, 'take', 1, IteratorProto, 'toArray', 0,
   RegExp, 'escape', 1, Array, 'fromAsync', 1, Error, 'isError', 1, Math, 'sumPrecise', 1,
   Map.prototype, 'getOrInsert', 2, Map.prototype, 'getOrInsertComputed', 2,
   WeakMap.prototype, 'getOrInsert', 2, WeakMap.prototype, 'getOrInsertComputed', 2,
+], () => loadParts().misc());
+lazyGroup([], [
+  Set.prototype, 'union', 1, Set.prototype, 'intersection', 1, Set.prototype, 'difference', 1,
+  Set.prototype, 'symmetricDifference', 1, Set.prototype, 'isSubsetOf', 1, Set.prototype, 'isSupersetOf', 1,
+  Set.prototype, 'isDisjointFrom', 1,
+], () => loadParts().sets());
+lazyGroup(['Iterator'], [
+  IteratorProto, 'drop', 1, IteratorProto, 'every', 1, IteratorProto, 'filter', 1, IteratorProto, 'find', 1,
+  IteratorProto, 'flatMap', 1, IteratorProto, 'forEach', 1, IteratorProto, 'map', 1, IteratorProto, 'reduce', 1,
+  IteratorProto, 'some', 1, IteratorProto, 'take', 1, IteratorProto, 'toArray', 0,
+], () => loadParts().iterators());
+lazyGroup([], [
   Uint8Array, 'fromBase64', 1, Uint8Array, 'fromHex', 1, Uint8Array.prototype, 'setFromBase64', 1,
   Uint8Array.prototype, 'setFromHex', 1, Uint8Array.prototype, 'toBase64', 0, Uint8Array.prototype, 'toHex', 0,
-], () => loadParts().es());
+], () => loadParts().uint8Arrays());
 
 // Web platform (WHATWG / WebIDL) and TextEncoder/TextDecoder.
 const domException = lazyGroup(['DOMException'], [], () => loadParts().domException());

@@ -1,6 +1,7 @@
 'use strict';
 // The standard library's modules, by group: entry.js runs a group's
-// loader the first time the script uses one of its globals or methods.
+// loader the first time the script uses one of its globals or methods
+// (the first load of all also runs core-js's shared set-up).
 // Bundled (with everything they require) into the function stdlib.js
 // calls on the first load, so a context that never uses them does not
 // even create their module wrappers.
@@ -17,22 +18,37 @@
 //  - web timers, setImmediate, queueMicrotask, self: the prelude has its
 //    own timers on the cell's event loop.
 module.exports = {
-  es() {
-    // ES2023
+  // ES2023
+  arrays() {
     require('core-js/modules/es.array.to-reversed');
     require('core-js/modules/es.array.to-sorted');
     require('core-js/modules/es.array.to-spliced');
     require('core-js/modules/es.array.with');
+  },
+  typedArrays() {
     require('core-js/modules/es.typed-array.to-reversed');
     require('core-js/modules/es.typed-array.to-sorted');
     require('core-js/modules/es.typed-array.with');
-    // ES2024
+  },
+  // ES2024 and the statics and small methods of ES2025-ES2026.
+  misc() {
     require('core-js/modules/es.object.group-by');
     require('core-js/modules/es.map.group-by');
     require('core-js/modules/es.promise.with-resolvers');
+    require('core-js/modules/es.promise.try');
     require('core-js/modules/es.string.is-well-formed');
     require('core-js/modules/es.string.to-well-formed');
-    // ES2025
+    require('core-js/modules/es.regexp.escape');
+    require('core-js/modules/es.array.from-async');
+    require('core-js/modules/es.error.is-error');
+    require('core-js/modules/es.math.sum-precise');
+    require('core-js/modules/es.map.get-or-insert');
+    require('core-js/modules/es.map.get-or-insert-computed');
+    require('core-js/modules/es.weak-map.get-or-insert');
+    require('core-js/modules/es.weak-map.get-or-insert-computed');
+  },
+  // ES2025
+  sets() {
     require('core-js/modules/es.set.union.v2');
     require('core-js/modules/es.set.intersection.v2');
     require('core-js/modules/es.set.difference.v2');
@@ -40,8 +56,11 @@ module.exports = {
     require('core-js/modules/es.set.is-subset-of.v2');
     require('core-js/modules/es.set.is-superset-of.v2');
     require('core-js/modules/es.set.is-disjoint-from.v2');
+  },
+  iterators() {
     require('core-js/modules/es.iterator.constructor');
     require('core-js/modules/es.iterator.from');
+    require('core-js/modules/es.iterator.concat');
     require('core-js/modules/es.iterator.drop');
     require('core-js/modules/es.iterator.every');
     require('core-js/modules/es.iterator.filter');
@@ -53,17 +72,9 @@ module.exports = {
     require('core-js/modules/es.iterator.some');
     require('core-js/modules/es.iterator.take');
     require('core-js/modules/es.iterator.to-array');
-    require('core-js/modules/es.promise.try');
-    require('core-js/modules/es.regexp.escape');
-    // ES2026
-    require('core-js/modules/es.array.from-async');
-    require('core-js/modules/es.error.is-error');
-    require('core-js/modules/es.iterator.concat');
-    require('core-js/modules/es.math.sum-precise');
-    require('core-js/modules/es.map.get-or-insert');
-    require('core-js/modules/es.map.get-or-insert-computed');
-    require('core-js/modules/es.weak-map.get-or-insert');
-    require('core-js/modules/es.weak-map.get-or-insert-computed');
+  },
+  // ES2026
+  uint8Arrays() {
     require('core-js/modules/es.uint8-array.from-base64');
     require('core-js/modules/es.uint8-array.from-hex');
     require('core-js/modules/es.uint8-array.set-from-base64');

@@ -1,8 +1,9 @@
 package bm25
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 )
 
 // Params are the BM25 tuning constants. The zero value means the usual
@@ -128,7 +129,10 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		return nil
 	}
 	seen := make(map[string]bool, len(terms))
-	scores := make(map[int]float64)
+	// Dense scores: a document's score is 0 until a term adds to it (every
+	// addition is > 0), so touched lists each matching document once.
+	scores := make([]float64, len(ix.norm))
+	var touched []int
 	n := float64(len(ix.norm))
 	k1 := ix.params.K1
 	for _, t := range terms {
@@ -144,18 +148,21 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		w := idf * (k1 + 1)
 		for _, p := range ps {
+			if scores[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
 			scores[p.doc] += w * p.tf / (p.tf + ix.norm[p.doc])
 		}
 	}
-	hits := make([]Hit, 0, len(scores))
-	for d, s := range scores {
-		hits = append(hits, Hit{Doc: d, Score: s})
+	hits := make([]Hit, len(touched))
+	for i, d := range touched {
+		hits[i] = Hit{Doc: d, Score: scores[d]}
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
 		}
-		return hits[i].Doc < hits[j].Doc
+		return cmp.Compare(a.Doc, b.Doc)
 	})
 	if limit > 0 && len(hits) > limit {
 		hits = hits[:limit]

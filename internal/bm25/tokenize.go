@@ -27,9 +27,8 @@ type stem struct {
 }
 
 // eachTerm calls f with each term of text, in order (see Tokenize). stems,
-// if not nil, caches each word as written to its term, which makes
-// building an index several times faster: tool texts repeat words a lot,
-// and a cached word costs neither lowercasing nor stemming.
+// if not nil, caches each word as written to its term: tool texts repeat
+// words a lot, and a cached word costs neither lowercasing nor stemming.
 func eachTerm(text string, stems map[string]stem, f func(string)) {
 	eachWord(text, func(w string) {
 		if stems != nil {

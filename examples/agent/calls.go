@@ -42,24 +42,20 @@ func cellOutput(mc modelCall, res *protocol.CellResult) responses.ResponseInputI
 	return render.FunctionCallOutput(mc.callID, res)
 }
 
-// execArgs is exec offered as a function tool: {code, yield_ms?}.
-type execArgs struct {
-	Code    string `json:"code"`
-	YieldMS uint64 `json:"yield_ms"`
-}
-
 // exec runs the model's program as a cell of the conversation's session.
 // A custom call's input is the program; a function call's arguments are
-// {"code": program, "yield_ms"?: n}.
+// {"code": program, "yield_ms"?: n} (registry.ExecArgs reads both).
 func (c *conversation) exec(ctx context.Context, set *registry.ToolSet, mc modelCall) responses.ResponseInputItemUnionParam {
-	args := execArgs{Code: mc.input}
-	if !mc.custom {
-		if err := decodeStrict(mc.input, &args); err != nil {
-			return textOutput(mc, errorText(fmt.Errorf("exec takes {\"code\": string, \"yield_ms\"?: integer}: %v", err)))
-		}
+	call := registry.Call{Kind: protocol.KindFunction, Input: json.RawMessage(mc.input)}
+	if mc.custom {
+		call = registry.Call{Kind: protocol.KindFreeform, Input: registry.FreeformInput(mc.input)}
 	}
-	if strings.TrimSpace(args.Code) == "" {
-		return textOutput(mc, errorText(fmt.Errorf("exec needs a program to run; got an empty one")))
+	args, err := registry.ExecArgs(call)
+	if err == nil && strings.TrimSpace(args.Code) == "" {
+		err = fmt.Errorf("exec needs a program to run; got an empty one")
+	}
+	if err != nil {
+		return textOutput(mc, errorText(err))
 	}
 	yield := c.yield(args.YieldMS)
 	ctx, cancel := context.WithTimeout(ctx, yield+cellGrace)
@@ -116,8 +112,9 @@ func (c *conversation) yield(ms uint64) time.Duration {
 }
 
 // dispatch runs a direct tool call (tool_search included) through the
-// registry's pipeline; what tool_search found is offered from the next
-// step on.
+// registry's pipeline, in the conversation's session: what tool_search
+// finds is in the session's tool list from the next step on
+// (ToolSet.ModelToolsFor).
 func (c *conversation) dispatch(ctx context.Context, set *registry.ToolSet, name registry.ToolName, mc modelCall) responses.ResponseInputItemUnionParam {
 	info, _ := set.Lookup(name)
 	call := registry.Call{
@@ -142,35 +139,7 @@ func (c *conversation) dispatch(ctx context.Context, set *registry.ToolSet, name
 	if err != nil {
 		return textOutput(mc, errorText(err))
 	}
-	if name.Equal(registry.Plain(registry.SearchToolName)) {
-		c.load(res.Value)
-	}
 	return textOutput(mc, res.ModelText)
-}
-
-// load remembers the tools a tool_search result lists.
-func (c *conversation) load(value json.RawMessage) {
-	var found registry.SearchResult
-	if json.Unmarshal(value, &found) != nil {
-		return
-	}
-	for _, g := range found.Groups {
-		for _, h := range g.Tools {
-			n := registry.Namespaced(g.Namespace, h.Tool).Key()
-			if !containsName(c.loaded, n) {
-				c.loaded = append(c.loaded, n)
-			}
-		}
-	}
-}
-
-func containsName(names []registry.ToolName, n registry.ToolName) bool {
-	for _, m := range names {
-		if m.Equal(n) {
-			return true
-		}
-	}
-	return false
 }
 
 // decodeStrict decodes JSON arguments into v, refusing unknown fields.

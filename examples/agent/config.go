@@ -50,6 +50,9 @@ type Config struct {
 	// registry.ModeDirect (no exec); main passes registry.DefaultAgentMode
 	// (code_mode_only) by default.
 	Mode registry.Mode
+	// ExecShape is how exec is offered (registry.Config.ExecShape). Default
+	// registry.ExecFreeform, a custom tool.
+	ExecShape registry.ExecShape
 	// ModelOptions configure the Responses API client, after the
 	// environment's (OPENAI_API_KEY, OPENAI_BASE_URL): a base URL, a key,
 	// retries. Default none.

@@ -44,7 +44,7 @@ func Start(ctx context.Context, cfg Config) (*Agent, error) {
 	if cfg.Model == "" {
 		return nil, errors.New("agent: no model; set Config.Model (-model or OPENAI_MODEL)")
 	}
-	a := &Agent{cfg: cfg, reg: registry.New(registry.Config{}), exec: &currentSet{log: cfg.Log}}
+	a := &Agent{cfg: cfg, reg: registry.New(registry.Config{ExecShape: cfg.ExecShape}), exec: &currentSet{log: cfg.Log}}
 	if err := addNativeTools(a.reg); err != nil {
 		return nil, err
 	}

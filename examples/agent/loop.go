@@ -22,9 +22,6 @@ type conversation struct {
 	model   openai.Client
 	session *bridge.Session
 	input   responses.ResponseInputParam
-	// loaded are the tools tool_search found, offered from the next step
-	// on, in the order they were found.
-	loaded []registry.ToolName
 	// names maps this step's wire names to the tools they name.
 	names map[string]registry.ToolName
 }
@@ -92,7 +89,10 @@ func (c *conversation) run(ctx context.Context, prompt string) (string, error) {
 func (c *conversation) ask(ctx context.Context, set *registry.ToolSet) (*responses.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.a.cfg.RequestTimeout)
 	defer cancel()
-	tools, names := c.toolParams(set)
+	tools, names, err := c.toolParams(set)
+	if err != nil {
+		return nil, err
+	}
 	c.names = names
 	return c.model.Responses.New(ctx, responses.ResponseNewParams{
 		Model:        c.a.cfg.Model,

@@ -8,11 +8,14 @@
 //	export OPENAI_API_KEY=… OPENAI_BASE_URL=https://…/v1   # base URL optional
 //	go run ./examples/agent -model gpt-5.1 'What is 19 + 23? Use the everything server.'
 //
-// The model is offered exec and wait (Code Mode), the direct tools, and
-// tool_search for the MCP server's tools, which are deferred: scripts call
-// them from ALL_TOOLS, and tool_search loads them for the model's next
-// step. The tool calls a script makes come back to this process, where
-// the tool set that advertised them executes them.
+// By default (registry.DefaultAgentMode, code_mode_only) the model is
+// offered exec and wait, and exec's description declares the native tools;
+// the MCP server's tools are deferred, so scripts find them with
+// searchTools() and ALL_TOOLS. With -mode code_mode the model also gets the
+// native tools directly and tool_search, which loads the MCP tools it
+// finds for its next step; -exec-shape function offers exec as a JSON
+// function tool. The tool calls a script makes come back to this process,
+// where the tool set of the current step executes them.
 package main
 
 import (
@@ -34,6 +37,7 @@ func main() {
 	host := flag.String("host", "bin/codemode-host", "the codemode-host binary (make build)")
 	model := flag.String("model", os.Getenv("OPENAI_MODEL"), "the model to ask (default $OPENAI_MODEL)")
 	mode := flag.String("mode", registry.DefaultAgentMode.String(), "tool mode: code_mode_only (the lean default), code_mode or direct")
+	shape := flag.String("exec-shape", registry.ExecFreeform.String(), "how exec is offered: freeform (a custom tool) or function")
 	maxTurns := flag.Int("max-turns", DefaultMaxTurns, "most model requests for one prompt")
 	timeout := flag.Duration("timeout", 10*time.Minute, "bound on the whole run")
 	flag.Usage = func() {
@@ -50,6 +54,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "agent:", err)
 		os.Exit(2)
 	}
+	execShape, err := registry.ParseExecShape(*shape)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "agent:", err)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
@@ -60,6 +69,7 @@ func main() {
 		MCPCommand: strings.Fields(*mcpCmd),
 		Model:      *model,
 		Mode:       m,
+		ExecShape:  execShape,
 		MaxTurns:   *maxTurns,
 		Log:        os.Stderr,
 		// option.WithBaseURL and option.WithAPIKey default to

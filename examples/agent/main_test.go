@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -72,9 +73,10 @@ func (l *lockedBuilder) String() string {
 	return l.b.String()
 }
 
-// TestAgent drives the model loop against recorded model turns; the
-// registry, the bridge, the host binary and server-everything are real.
-func TestAgent(t *testing.T) {
+// mcpServer is server-everything from node_modules; the test is skipped
+// (failed under CI) without it or node.
+func mcpServer(t *testing.T) string {
+	t.Helper()
 	bin := "../../node_modules/.bin/mcp-server-everything"
 	_, statErr := os.Stat(bin)
 	_, nodeErr := exec.LookPath("node")
@@ -84,22 +86,37 @@ func TestAgent(t *testing.T) {
 		}
 		t.Skip("server-everything or node is missing; run npm ci")
 	}
+	return bin
+}
+
+// startAgent starts an agent on server-everything whose model is the
+// replay server.
+func startAgent(t *testing.T, ctx context.Context, model *replay, mode registry.Mode, shape registry.ExecShape, log io.Writer) *Agent {
+	t.Helper()
+	a, err := Start(ctx, Config{
+		HostPath:       testhost.Bin(t),
+		MCPCommand:     []string{mcpServer(t)},
+		Model:          "replay-1",
+		Mode:           mode,
+		ExecShape:      shape,
+		ModelOptions:   []option.RequestOption{option.WithBaseURL(model.url), option.WithAPIKey("test-key"), option.WithMaxRetries(0)},
+		MaxTurns:       6,
+		RequestTimeout: 10 * time.Second,
+		Log:            log,
+	})
+	require.NoError(t, err)
+	t.Cleanup(a.Close)
+	return a
+}
+
+// TestAgent drives the model loop against recorded model turns; the
+// registry, the bridge, the host binary and server-everything are real.
+func TestAgent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	model := newReplay(t)
 	var log lockedBuilder
-	a, err := Start(ctx, Config{
-		HostPath:       testhost.Bin(t),
-		MCPCommand:     []string{bin},
-		Model:          "replay-1",
-		Mode:           registry.ModeCodeMode,
-		ModelOptions:   []option.RequestOption{option.WithBaseURL(model.url), option.WithAPIKey("test-key"), option.WithMaxRetries(0)},
-		MaxTurns:       6,
-		RequestTimeout: 10 * time.Second,
-		Log:            &log,
-	})
-	require.NoError(t, err)
-	defer a.Close()
+	a := startAgent(t, ctx, model, registry.ModeCodeMode, registry.ExecFreeform, &log)
 
 	t.Run("exec calls MCP and native tools, then the model answers", func(t *testing.T) {
 		model.play(
@@ -220,4 +237,30 @@ return w.sky;`)),
 		require.ErrorContains(t, err, "no final answer after 6 model requests")
 		assert.Equal(t, 6, model.count())
 	})
+}
+
+// TestAgent_codeModeOnlyWithExecAsFunction: in the default mode the model
+// is offered exec and wait alone, exec here as a JSON function tool, and a
+// script finds the deferred MCP tools itself.
+func TestAgent_codeModeOnlyWithExecAsFunction(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	model := newReplay(t)
+	a := startAgent(t, ctx, model, registry.DefaultAgentMode, registry.ExecFunction, io.Discard)
+	model.play(
+		turn(functionCall("call_1", "exec", `{"code": "const [hit] = searchTools(\"sum of two numbers\", 1);\nconst r = await tools[hit.name]({a: 40, b: 2});\nconst w = await tools.weather({city: \"Rome\"});\ntext(hit.name);\nreturn r.content[0].text + \" \" + w.sky;", "yield_ms": 5000}`)),
+		turn(message("42")),
+	)
+	answer, err := a.Ask(ctx, "What is 40 + 2?")
+	require.NoError(t, err)
+	assert.Equal(t, "42", answer)
+
+	assert.Equal(t, []string{"exec:function", "wait:function"}, model.toolNames(t, 1))
+	exec := model.request(t, 1)["tools"].([]any)[0].(map[string]any)
+	assert.Contains(t, exec["description"], "weather(", "exec's description declares the native tools")
+	assert.Contains(t, exec["parameters"].(map[string]any)["required"], "code")
+
+	out, typ := model.output(t, 2, "call_1")
+	assert.Equal(t, "function_call_output", typ)
+	assert.Regexp(t, `^Script completed · \d+ ms\nmcp__everything__get_sum\nThe sum of 40 and 2 is 42\. clear$`, out)
 }

@@ -17,33 +17,16 @@ import (
 const maxToolName = 64
 
 // toolParams is this step's tool list for the Responses API: the set's
-// model tools, with the tools tool_search found in earlier steps before
-// tool_search itself, and the map from each wire name to its tool. A
+// model tools for the conversation's session (with the tools tool_search
+// found in earlier steps), and the map from each wire name to its tool. A
 // tool's wire name is its script identifier (mcp__everything__get_sum),
 // which the API's name rule allows; a tool whose wire name another took
 // is left out.
-func (c *conversation) toolParams(set *registry.ToolSet) ([]responses.ToolUnionParam, map[string]registry.ToolName) {
-	model := set.ModelTools()
-	var listed []registry.ToolName
-	for _, t := range model {
-		listed = append(listed, t.Name)
+func (c *conversation) toolParams(set *registry.ToolSet) ([]responses.ToolUnionParam, map[string]registry.ToolName, error) {
+	model, err := set.ModelToolsFor(c.session.ID())
+	if err != nil {
+		return nil, nil, err
 	}
-	var loaded []registry.ModelTool
-	for _, n := range c.loaded {
-		info, ok := set.Lookup(n)
-		if !ok || containsName(listed, n) {
-			continue
-		}
-		loaded = append(loaded, registry.ModelTool{Name: info.Name, Description: info.Spec.Description, Kind: info.Spec.Kind, InputSchema: info.Spec.InputSchema, Grammar: info.Spec.Grammar})
-	}
-	if len(loaded) > 0 {
-		at := len(model)
-		if at > 0 && model[at-1].Name.Equal(registry.Plain(registry.SearchToolName)) {
-			at--
-		}
-		model = append(model[:at:at], append(loaded, model[at:]...)...)
-	}
-
 	names := make(map[string]registry.ToolName, len(model))
 	var tools []responses.ToolUnionParam
 	for _, t := range model {
@@ -55,7 +38,7 @@ func (c *conversation) toolParams(set *registry.ToolSet) ([]responses.ToolUnionP
 		names[wire] = t.Name
 		tools = append(tools, toolParam(wire, t))
 	}
-	return tools, names
+	return tools, names, nil
 }
 
 // wireName is a tool's name on the wire: its script identifier, '$'

@@ -127,6 +127,11 @@ const [sum, echo] = await Promise.all([
 ]);
 text(sum.content[0].text);
 text(echo.content[0].text);
+try {
+  await tools.remember({note: ""});
+} catch (e) {
+  console.warn("remember failed: " + e.code);
+}
 return await tools.weather({city: "Paris"});`)),
 			turn(message("19 + 23 = 42, and Paris is clear.")),
 		)
@@ -147,7 +152,7 @@ return await tools.weather({city: "Paris"});`)),
 		out, typ := model.output(t, 2, "call_1")
 		assert.Equal(t, "custom_tool_call_output", typ)
 		assert.Regexp(t, `^Script completed · \d+ ms\n`, out)
-		assert.Contains(t, out, "\nThe sum of 19 and 23 is 42.\nEcho: hello from a cell\n"+`{"celsius":21,"sky":"clear"}`)
+		assert.Contains(t, out, "\nThe sum of 19 and 23 is 42.\nEcho: hello from a cell\n[warn] remember failed: invalid_arguments\n"+`{"celsius":21,"sky":"clear"}`)
 	})
 
 	t.Run("a cell that yields is waited on", func(t *testing.T) {

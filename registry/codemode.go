@@ -15,7 +15,7 @@ import (
 
 // waitSchema is the input schema of the model-facing wait tool. Its
 // description (tsdecl.WaitDescription) explains the parameters; cell_id
-// quotes the header of a running cell's result (render.RunningPrefix).
+// quotes the header of a running cell's result (tsdecl.RunningPrefix).
 var waitSchema = fmt.Sprintf(`{
   "type": "object",
   "properties": {
@@ -26,12 +26,7 @@ var waitSchema = fmt.Sprintf(`{
   },
   "required": ["cell_id"],
   "additionalProperties": false
-}`, runningPrefix, protocol.DefaultYieldMS, protocol.DefaultLimits.OutputTokens)
-
-// runningPrefix starts the first line of a running cell's result: the
-// words of render.RunningPrefix (a test keeps them equal; registry does
-// not import render, which brings the model APIs' SDKs).
-const runningPrefix = "Script running with cell ID "
+}`, tsdecl.RunningPrefix, protocol.DefaultYieldMS, protocol.DefaultLimits.OutputTokens)
 
 var (
 	waitSchemaCompiled   = sync.OnceValue(func() *jsonschema.Schema { return mustSchema(Plain(WaitToolName), waitSchema) })
@@ -70,7 +65,6 @@ func (s *ToolSet) buildCodeMode(excluded []string) {
 	}
 	s.unbound = b.Dropped
 	s.defs = b.Defs()
-	s.execDesc = tsdecl.ExecDescription(s.defs)
 	s.waitDesc = tsdecl.WaitDescription()
 }
 
@@ -100,9 +94,9 @@ func (e *entry) def() protocol.ToolDef {
 func (s *ToolSet) buildBuiltins() {
 	if s.mode.codeMode() {
 		spec, schema := execSpec(s.cfg.ExecShape, s.execDesc)
-		s.addBuiltin(spec, s.cfg.Exec, schema)
+		s.addBuiltin(spec, s.cfg.Exec, schema).ungated = true
 		s.addBuiltin(Spec{Name: Plain(WaitToolName), Description: s.waitDesc, InputSchema: json.RawMessage(waitSchema)},
-			s.cfg.Wait, waitSchemaCompiled())
+			s.cfg.Wait, waitSchemaCompiled()).ungated = true
 	}
 	if s.search != nil {
 		s.addBuiltin(Spec{Name: Plain(SearchToolName), Description: s.searchDescription(),
@@ -111,7 +105,8 @@ func (s *ToolSet) buildBuiltins() {
 	}
 }
 
-func (s *ToolSet) addBuiltin(spec Spec, fn HandlerFunc, schema *jsonschema.Schema) {
+// addBuiltin adds a tool of the registry's own and returns its entry.
+func (s *ToolSet) addBuiltin(spec Spec, fn HandlerFunc, schema *jsonschema.Schema) *entry {
 	name := spec.Name
 	if fn == nil {
 		fn = func(context.Context, Invocation) (Output, error) {
@@ -125,6 +120,7 @@ func (s *ToolSet) addBuiltin(spec Spec, fn HandlerFunc, schema *jsonschema.Schem
 	}
 	e := &entry{tool: NewFunc(spec, fn), spec: spec, name: spec.Name.Key(), exposure: DirectModelOnly, trusted: true, schema: schema}
 	s.builtins[e.name] = e
+	return e
 }
 
 // buildModelTools lists what the model sees (see ToolSet.ModelTools).

@@ -192,14 +192,18 @@ func (s *ToolSet) execute(ctx context.Context, e *entry, call Call) (Output, *pr
 		}
 	}
 	exclusive := !e.parallel()
-	if err := s.gate.acquire(ctx, exclusive); err != nil {
-		return Output{}, cancelled(call.Name, ctx)
+	if !e.ungated {
+		if err := s.gate.acquire(ctx, exclusive); err != nil {
+			return Output{}, cancelled(call.Name, ctx)
+		}
 	}
 	inv := Invocation{Call: call, ToolSet: s}
 	inv.Input = e.params.codeInput(call.Input)
 	ctx = context.WithValue(ctx, sessionStateKey{}, inv.SessionState())
 	out, err := runTool(ctx, e, inv)
-	s.gate.release(exclusive)
+	if !e.ungated {
+		s.gate.release(exclusive)
+	}
 	if err == nil {
 		return out, nil
 	}

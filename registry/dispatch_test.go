@@ -452,6 +452,30 @@ func TestExecAndWaitRunTheConfiguredHandlersWithTheirSet(t *testing.T) {
 	assert.Contains(t, te.Message, "set Config.Exec and Config.Wait")
 }
 
+// TestExecDoesNotHoldTheGateItsCellNeeds: exec runs a cell whose own
+// tool calls pass the concurrency gate, so exec and wait must not hold
+// it; a cell calling a tool that is not parallel-safe would otherwise
+// wait on itself.
+func TestExecDoesNotHoldTheGateItsCellNeeds(t *testing.T) {
+	r := newReg(t, registry.Config{
+		Exec: func(ctx context.Context, inv registry.Invocation) (registry.Output, error) {
+			// What a cell's call does: dispatch a script call to an exclusive tool.
+			res, err := inv.ToolSet.Dispatch(ctx, registry.Call{Name: registry.Plain("exclusive"), Input: json.RawMessage(`{"text":"x"}`)})
+			if err != nil {
+				return registry.Output{}, err
+			}
+			return registry.Output{Value: res.Value}, nil
+		},
+	})
+	require.NoError(t, r.AddTrusted(echo(registry.Plain("exclusive"), registry.Direct)))
+	set := finalize(t, r, registry.ModeCodeMode)
+	ctx, cancel := context.WithTimeout(ctxBG(), 10*time.Second)
+	defer cancel()
+	res, err := set.Dispatch(ctx, registry.Call{Name: registry.Plain("exec"), Kind: protocol.KindFreeform, Input: registry.FreeformInput(`await tools.exclusive({text: "x"})`)})
+	require.NoError(t, err, "the exclusive call inside exec must not wait for exec")
+	assert.JSONEq(t, `{"text":"x"}`, string(res.Value))
+}
+
 func TestTypedFuncDecodesAndEncodes(t *testing.T) {
 	type in struct{ A, B int }
 	type out struct{ Sum int }

@@ -95,3 +95,18 @@ func TestParseExecShape(t *testing.T) {
 	assert.ErrorContains(t, err, `unknown exec shape "json"; use freeform or function`)
 	assert.Equal(t, "function", registry.ExecFunction.String())
 }
+
+// TestExecDescriptionCarriesNamespaceDescriptions: an MCP server's
+// instructions (its namespace description) head its tools in exec's
+// declarations, in every Code Mode mode.
+func TestExecDescriptionCarriesNamespaceDescriptions(t *testing.T) {
+	for _, mode := range []registry.Mode{registry.ModeCodeModeOnly, registry.ModeCodeMode} {
+		r := newReg(t, registry.Config{})
+		require.True(t, r.AddExternal(registry.NewFunc(registry.Spec{
+			Name: registry.Namespaced("mcp__weather__", "forecast"), Description: "Forecast for a city.", Exposure: registry.CodeModeOnly,
+			Search: registry.SearchInfo{NamespaceDescription: "Use forecast before planning any trip."},
+		}, nil)))
+		desc := finalize(t, r, mode).ExecDescription()
+		assert.Contains(t, desc, "// Use forecast before planning any trip.", mode.String())
+	}
+}

@@ -83,7 +83,7 @@ func (r *Registry) Finalize(mode Mode) (*ToolSet, error) {
 		}
 		set.search = r.search.get(r.deferredVersion, mode, docs, docDescs)
 	}
-	set.buildExecDescription()
+	set.buildExecDescription(descs)
 	set.buildBuiltins()
 	set.buildModelTools()
 	r.sets[mode] = set

@@ -29,10 +29,13 @@ func (s *ToolSet) offersDirectly(e *entry) bool {
 
 // buildExecDescription renders exec's description for the set's mode: the
 // declarations of the bound tools the model's list does not offer, and,
-// in ModeCodeMode, one line for the ones it does.
-func (s *ToolSet) buildExecDescription() {
+// in ModeCodeMode, one line for the ones it does. namespaces describes
+// the namespaces (an MCP server's instructions, say; see
+// namespaceDescriptions): each heads its declared tools.
+func (s *ToolSet) buildExecDescription(namespaces map[string]string) {
+	opts := tsdecl.ExecOptions{Namespaces: namespaces}
 	if s.mode != ModeCodeMode {
-		s.execDesc = tsdecl.ExecDescription(s.defs)
+		s.execDesc = opts.ExecDescription(s.defs)
 		return
 	}
 	var declared []protocol.ToolDef
@@ -44,7 +47,7 @@ func (s *ToolSet) buildExecDescription() {
 		}
 		declared = append(declared, d)
 	}
-	desc := tsdecl.ExecDescription(declared)
+	desc := opts.ExecDescription(declared)
 	if listed || s.search != nil {
 		desc += "\n\n" + s.listedToolsNote()
 	}

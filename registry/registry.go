@@ -34,7 +34,11 @@ type entry struct {
 	name     ToolName // canonical (Key)
 	exposure Exposure
 	trusted  bool
-	server   string // external source ("" for trusted and single external tools)
+	// ungated: the call does not pass the concurrency gate (exec and
+	// wait: the cell they run makes its own calls through the gate, and
+	// would wait on itself).
+	ungated bool
+	server  string // external source ("" for trusted and single external tools)
 	// serverDesc is the description of the server that added the tool
 	// (Server.Description), "" when it has none. It describes the tool's
 	// namespace only while the tool is registered.

@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/tsdecl"
 )
 
 // RunningPrefix starts the header of a cell that is still running (status
-// yielded); the cell's id follows it. The wait tool's description quotes
-// it.
-const RunningPrefix = "Script running with cell ID "
+// yielded); the cell's id follows it. Its one home is tsdecl, whose wait
+// description quotes it.
+const RunningPrefix = tsdecl.RunningPrefix
 
 // MaxStackFrames is how many stack frames a failed cell's output keeps;
 // the rest are counted.

@@ -133,8 +133,13 @@ func duration(ms uint64) string {
 	return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + " s"
 }
 
+// RunningPrefix starts the first line of the result of a cell that is
+// still running, as render writes it and as the wait tool's description
+// and schema quote it: "Script running with cell ID c3 · 10.0 s …".
+const RunningPrefix = "Script running with cell ID "
+
 // waitDescription is the description of the wait tool.
-const waitDescription = "Wait on an `exec` cell that is still running: its result starts with \"Script running with cell ID <id>\".\n" +
+const waitDescription = "Wait on an `exec` cell that is still running: its result starts with \"" + RunningPrefix + "<id>\".\n" +
 	"- `cell_id`: that <id>.\n" +
 	"- Blocks until the cell produces new output or finishes, or until `yield_time_ms` passes (default " + "%YIELD%" + "), then returns only what is new since the last `exec`/`wait` result.\n" +
 	"- When the cell finishes it returns the final result and the cell closes; if it is still running, call `wait` again with the same ID.\n" +

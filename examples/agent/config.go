@@ -7,6 +7,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/codemode-host/codemode-host/registry"
+	"github.com/codemode-host/codemode-host/render"
 )
 
 // Defaults of Config. Every model request, cell, wait and tool call is
@@ -32,7 +33,7 @@ const (
 // instructions is the system text of every request.
 const instructions = "You are an agent with tools. Prefer the exec tool: write one JavaScript program that calls " +
 	"every tool you need (in parallel with Promise.all where you can) and outputs only what matters. " +
-	"When exec's result starts with \"Script running with cell ID\", call wait with that cell_id. " +
+	"When exec's result starts with \"" + render.RunningPrefix + "<id>\", call wait with that cell_id. " +
 	"Answer the user in plain text when you are done."
 
 // Config configures Run and Start. Model is required; every other zero

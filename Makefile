@@ -54,6 +54,7 @@ BENCHFLAGS ?=
 bench: build node_modules/.installed bench/peer/node_modules/.installed ## Run the Go benchmarks, then compare the host with the peer, the pipe floor and a Node parent (table + bench/results/*.json).
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./bench/run -host $(BIN) -peer bench/peer -out bench/results $(BENCHFLAGS)
+	$(GO) run ./bench/tokens
 
 # The peer (@utcp/code-mode on isolated-vm, built natively by node-gyp).
 bench/peer/node_modules/.installed: bench/peer/package.json bench/peer/package-lock.json bench/peer/.npmrc

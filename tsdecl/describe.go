@@ -21,7 +21,7 @@ type ExecOptions struct {
 	// Namespaces describes namespaces (by name, e.g. "mcp__files__"; an MCP
 	// server's instructions): the description heads the namespace's
 	// declared tools as // comment lines (capped at
-	// Options.MaxToolDescription runes), and its first 200 runes name the
+	// Options.MaxNamespaceDescription runes), and its first 200 runes name the
 	// namespace in the deferred-tools guidance. Optional.
 	Namespaces map[string]string
 }

@@ -105,6 +105,9 @@ type Options struct {
 	MaxDescription int
 	// MaxToolDescription caps a tool's doc comment, in runes. Default 2000.
 	MaxToolDescription int
+	// MaxNamespaceDescription caps the comment that heads a namespace's
+	// tools (an MCP server's instructions), in runes. Default 1000.
+	MaxNamespaceDescription int
 	// MaxEnumValues is the largest enum rendered as a literal union.
 	// Default 50.
 	MaxEnumValues int
@@ -132,6 +135,7 @@ func (o Options) withDefaults() Options {
 	def(&o.MaxRefDepth, 1)
 	def(&o.MaxDescription, 400)
 	def(&o.MaxToolDescription, 2000)
+	def(&o.MaxNamespaceDescription, 1000)
 	def(&o.MaxEnumValues, 50)
 	def(&o.InlineWidth, 80)
 	return o
@@ -433,7 +437,7 @@ func (o Options) members(defs []protocol.ToolDef, headings map[string]string) (s
 		if text := headings[ns]; text != "" && !headed[ns] {
 			headed[ns] = true
 			text = strings.NewReplacer(spell[ns]...).Replace(text)
-			body.WriteString(namespaceHeading(ns, capRunes(text, o.MaxToolDescription)))
+			body.WriteString(namespaceHeading(ns, capRunes(text, o.MaxNamespaceDescription)))
 		}
 		decl, mcp := o.toolDeclaration(d)
 		usesMCP = usesMCP || mcp
@@ -452,8 +456,7 @@ func namespaceHeading(ns, text string) string {
 	b.WriteString("  // " + strings.Join(strings.Fields(ns), " ") + ":\n")
 	for _, line := range descriptionLines(text) {
 		if line == "" {
-			b.WriteString("  //\n")
-			continue
+			continue // blank lines cost tokens and say nothing
 		}
 		b.WriteString("  // " + line + "\n")
 	}

@@ -249,7 +249,7 @@ func TestExecDescriptionHeadsANamespaceWithItsDescription(t *testing.T) {
 		"mcp__a__": "# Server A\r\n\nUse `one` before `three`.\u2028*/ not code",
 		"mcp__c__": "unused",
 	}}.ExecDescription(defs)
-	assert.Contains(t, got, "declare const tools: {\n  // mcp__a__:\n  // # Server A\n  //\n  // Use `tools.mcp__a__one` before `tools.mcp__a__three`.\n  // *\\/ not code\n  mcp__a__one(")
+	assert.Contains(t, got, "declare const tools: {\n  // mcp__a__:\n  // # Server A\n  // Use `tools.mcp__a__one` before `tools.mcp__a__three`.\n  // *\\/ not code\n  mcp__a__one(")
 	assert.Equal(t, 1, strings.Count(got, "// mcp__a__:"), "once, before the namespace's first tool")
 	assert.NotContains(t, got, "mcp__b__:")
 	assert.NotContains(t, got, "unused")

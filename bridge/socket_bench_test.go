@@ -21,6 +21,11 @@ import (
 func socketStdio(b *testing.B) *Conn {
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	require.NoError(b, err)
+	// Both ends stay blocking: the bridge's reader then sleeps in read(2)
+	// for every frame instead of polling for it, as a parent that waits in
+	// its event loop (Node's) does. With the parent's end non-blocking the
+	// bridge polls as it does on os.Pipe's, and a call costs what it costs
+	// through the plugin pipes.
 	ours, theirs := os.NewFile(uintptr(fds[0]), "parent"), os.NewFile(uintptr(fds[1]), "host")
 	cmd := exec.Command(hostBin, "stdio")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = theirs, theirs, os.Stderr
@@ -46,7 +51,8 @@ func mustDup(b *testing.B, fd int) int {
 }
 
 // BenchmarkSequentialCallSocket is one awaited tool call through a host
-// serving on stdio over a Unix socket pair (a Node parent's transport).
+// serving on stdio over a Unix socket pair (a Node parent's transport),
+// with a parent that sleeps until each frame arrives (see socketStdio).
 func BenchmarkSequentialCallSocket(b *testing.B) {
 	conn := socketStdio(b)
 	_, err := conn.OpenSession(context.Background(), "s1", nil, nil)

@@ -493,14 +493,19 @@ func (s *Session) Exec(ctx context.Context, req ExecRequest) (*protocol.CellResu
 // Wait waits for a yielded cell; see Conn.Wait. A cell of a host that
 // died and was replaced is refused with a *CellLostError.
 func (s *Session) Wait(ctx context.Context, cell string, yield time.Duration) (*protocol.CellResult, error) {
+	return s.WaitFor(ctx, WaitRequest{Cell: cell, Yield: yield})
+}
+
+// WaitFor is Wait with every option of a wait request (a quiet wait, say).
+func (s *Session) WaitFor(ctx context.Context, w WaitRequest) (*protocol.CellResult, error) {
 	conn, err := s.live(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.c.checkCell(s.id, cell); err != nil {
+	if err := s.c.checkCell(s.id, w.Cell); err != nil {
 		return nil, err
 	}
-	res, err := conn.Wait(ctx, s.id, cell, yield)
+	res, err := conn.WaitFor(ctx, s.id, w)
 	if err == nil {
 		s.c.retireIfStuck(conn, res)
 	}

@@ -649,7 +649,26 @@ func (c *Conn) terminateAsync(session, cell string) {
 // the cell's end; status yielded unless it ended), or when yield passes
 // (default 10s).
 func (c *Conn) Wait(ctx context.Context, session, cell string, yield time.Duration) (*protocol.CellResult, error) {
-	reply, err := c.call(ctx, &protocol.Wait{ID: c.nextID.Add(1), Session: session, Cell: cell, YieldMS: uint64(yield.Milliseconds())})
+	return c.WaitFor(ctx, session, WaitRequest{Cell: cell, Yield: yield})
+}
+
+// WaitRequest is a wait on a running cell.
+type WaitRequest struct {
+	// Cell is the cell to wait on. Required.
+	Cell string
+	// Yield is how long to wait before the reply says yielded; 0 means
+	// protocol.DefaultYieldMS.
+	Yield time.Duration
+	// Quiet: new output and notify do not answer the wait; it returns at
+	// the cell's end, when Yield passes, or on yield_control() (see
+	// protocol.Wait.Quiet). Use it for a model's wait.
+	Quiet bool
+}
+
+// WaitFor is Wait with every option of a wait request.
+func (c *Conn) WaitFor(ctx context.Context, session string, w WaitRequest) (*protocol.CellResult, error) {
+	reply, err := c.call(ctx, &protocol.Wait{ID: c.nextID.Add(1), Session: session, Cell: w.Cell,
+		YieldMS: uint64(w.Yield.Milliseconds()), Quiet: w.Quiet})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -121,6 +122,18 @@ func (s *server) exec(m *protocol.Exec) {
 		s.replyError(m.ID, m.Type(), protocol.ErrCodeBadField, "%s", s.notNegotiated("exec asks for stream", protocol.CapStreamOutput))
 		return
 	}
+	// The model that wrote the cell may set its yield time and output
+	// budget on its first line; the pragma wins over the request's
+	// yield_ms, and the budget, like any limit, only tightens.
+	pragma, err := protocol.ParsePragma(m.Source)
+	if err != nil {
+		s.replyError(m.ID, m.Type(), protocol.ErrCodeBadField, "source: %s", err)
+		return
+	}
+	yieldMS := m.YieldMS
+	if pragma.YieldMS > 0 {
+		yieldMS = pragma.YieldMS
+	}
 	s.mu.Lock()
 	ss := s.lookupSession(m.ID, m.Type(), m.Session)
 	if ss == nil {
@@ -133,8 +146,9 @@ func (s *server) exec(m *protocol.Exec) {
 	}
 	override.CellsPerSession = 0
 	lim := ss.limits.Merge(override)
-	if m.MaxOutputTokens != 0 && m.MaxOutputTokens < lim.OutputTokens {
-		lim.OutputTokens = m.MaxOutputTokens
+	lim = lim.Merge(protocol.Limits{OutputTokens: m.MaxOutputTokens})
+	if pragma.OutputTokens > 0 {
+		lim = lim.Merge(protocol.Limits{OutputTokens: uint32(min(pragma.OutputTokens, math.MaxUint32))})
 	}
 	// Cell ids are unique within a session id for the host's lifetime: a
 	// session closed and opened again under its id numbers on, so a late
@@ -175,7 +189,7 @@ func (s *server) exec(m *protocol.Exec) {
 
 	// exec.started goes out before anything the cell can send.
 	s.send(&protocol.ExecStarted{ID: m.ID, Session: ss.id, Cell: c.id})
-	c.addRequest(m.ID, m.Type(), reqExec, yieldTime(m.YieldMS))
+	c.addRequest(m.ID, m.Type(), reqExec, yieldTime(yieldMS))
 	if err := rc.Start(); err != nil {
 		c.finish(runtime.Result{CellID: c.id, Status: protocol.StatusFailed,
 			Error: &protocol.ErrorInfo{Name: "InternalError", Message: "hostserver: the cell could not start: " + err.Error()}})
@@ -206,7 +220,11 @@ func (s *server) lookupCell(id uint64, t, sessionID, cellID string) *cell {
 }
 
 func (s *server) wait(m *protocol.Wait) {
-	s.cellRequest(m.ID, m.Type(), m.Session, m.Cell, reqWait, yieldTime(m.YieldMS))
+	kind := reqWait
+	if m.Quiet {
+		kind = reqExec // answered as an exec is: at the end, the yield time or yield_control()
+	}
+	s.cellRequest(m.ID, m.Type(), m.Session, m.Cell, kind, yieldTime(m.YieldMS))
 }
 
 func (s *server) terminate(m *protocol.Terminate) {

@@ -258,6 +258,11 @@ type Wait struct {
 	// YieldMS is how long to wait for completion before replying yielded
 	// (0 = DefaultYieldMS).
 	YieldMS uint64 `msgpack:"yield_ms,omitempty"`
+	// Quiet makes new output and notify not answer the wait: it is
+	// answered at the cell's end, when YieldMS passes, on yield_control()
+	// or on cancel. A model's wait should be quiet (every answer costs it
+	// a turn); a parent that shows progress as it comes leaves it false.
+	Quiet bool `msgpack:"quiet,omitempty"`
 }
 
 // Terminate stops a cell (parent → host). Reply: one CellResult with status

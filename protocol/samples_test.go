@@ -76,6 +76,8 @@ func variantSamples() map[string]Message {
 		// The host's answer to a first frame over the cap, before it
 		// closes: no id (the body was never read).
 		"error.toolarge": &ErrorReply{Code: ErrCodeTooLarge, Message: "frame of 9000000 bytes exceeds the 8388608-byte cap"},
+		// A model's wait: output and notify do not answer it.
+		"wait.quiet": &Wait{ID: 6, Session: "s1", Cell: "c1", YieldMS: 300_000, Quiet: true},
 		// A result whose cell deleted "draft" (no value) and stored "seen".
 		"cell.result.store": &CellResult{
 			ID: 3, Session: "s1", Cell: "c2", Status: StatusCompleted,

@@ -21,12 +21,13 @@ var waitSchema = fmt.Sprintf(`{
   "properties": {
     "cell_id": {"type": "string", "description": "From the result's first line: %s<cell_id>."},
     "yield_time_ms": {"type": "number", "description": "Default %d."},
+    "wake_on_output": {"type": "boolean"},
     "max_tokens": {"type": "number", "description": "Output budget of this wait, in tokens. Default %d."},
     "terminate": {"type": "boolean"}
   },
   "required": ["cell_id"],
   "additionalProperties": false
-}`, tsdecl.RunningPrefix, protocol.DefaultYieldMS, protocol.DefaultLimits.OutputTokens)
+}`, tsdecl.RunningPrefix, tsdecl.DefaultWaitMS, protocol.DefaultLimits.OutputTokens)
 
 var (
 	waitSchemaCompiled   = sync.OnceValue(func() *jsonschema.Schema { return mustSchema(Plain(WaitToolName), waitSchema) })

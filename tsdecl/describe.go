@@ -35,7 +35,7 @@ const execIntro = "Run a JavaScript or TypeScript program (a cell) that calls to
 	"- A failed call rejects with an Error named `ToolError` with `.code` (" + toolErrorCodes + "), `.tool` and `.message`; use try/catch.\n" +
 	"- Output, in order: `text(value)`, `console.log/info/warn/error(...)`, `image(dataUrlOrMcpImage, detail?)`, and a top-level `return value` (JSON, last). `notify(text)` sends progress at once. Output over %TOKENS% tokens is cut in the middle, so print only what you need.\n" +
 	"- `store(key, value)` / `load(key)` keep JSON values across cells of this session. `setTimeout(fn, ms)` / `clearTimeout(id)` work, but pending timers do not keep a cell alive: await a promise to wait.\n" +
-	"- A cell still running after %YIELD% returns its output so far and its cell ID, and keeps running: call `wait` with that ID. `yield_control()` returns the output so far at once; `exit()` ends the cell successfully.\n" +
+	"- A cell still running after %YIELD% returns its output so far and its cell ID, and keeps running: call `wait` with that ID. A first line `" + PragmaLine + "` sets the cell's own yield time. `yield_control()` returns the output so far at once; `exit()` ends the cell successfully.\n" +
 	"- `ALL_TOOLS` lists every tool you can call as `{ name, description, declaration }`; `searchTools(query, limit = 8)` returns the best matches."
 
 const toolErrorCodes = protocol.CodeToolFailed + ", " + protocol.CodeInvalidArguments + ", " +
@@ -138,15 +138,24 @@ func duration(ms uint64) string {
 // and schema quote it: "Script running with cell ID c3 · 10.0 s …".
 const RunningPrefix = "Script running with cell ID "
 
+// DefaultWaitMS is how long the model-facing wait blocks when the model
+// gives no yield_time_ms: until the cell ends, which the default wall
+// limit bounds at 5 minutes. A model pays a turn for every answer, so
+// wait does not return early on its own.
+const DefaultWaitMS = 300_000
+
 // waitDescription is the description of the wait tool.
-const waitDescription = "Wait on an `exec` cell that is still running: its result starts with \"" + RunningPrefix + "<id>\".\n" +
-	"- `cell_id`: that <id>.\n" +
-	"- Blocks until the cell produces new output or finishes, or until `yield_time_ms` passes (default " + "%YIELD%" + "), then returns only what is new since the last `exec`/`wait` result.\n" +
-	"- When the cell finishes it returns the final result and the cell closes; if it is still running, call `wait` again with the same ID.\n" +
-	"- `terminate: true` stops the cell and returns its output so far."
+const waitDescription = "Wait on an `exec` cell still running: its result starts with \"" + RunningPrefix + "<id>\"; pass that id as `cell_id`.\n" +
+	"- Blocks until the cell finishes or calls `yield_control()`, or `yield_time_ms` passes (default %WAIT%), and returns what is new since the last result; `wake_on_output: true` also returns on new output or `notify`.\n" +
+	"- Still running: call `wait` again. `terminate: true` stops the cell."
+
+// PragmaLine is an example of the first-line pragma a cell sets its exec
+// yield time (and output budget) with (protocol.PragmaPrefix).
+const PragmaLine = protocol.PragmaPrefix + ` {"yield_time_ms": 60000}`
 
 // WaitDescription is the description of the model-facing `wait` tool. It
-// names the parameters cell_id, yield_time_ms and terminate.
+// names the parameters cell_id, yield_time_ms, wake_on_output and
+// terminate.
 func WaitDescription() string {
-	return strings.ReplaceAll(waitDescription, "%YIELD%", duration(protocol.DefaultYieldMS))
+	return strings.ReplaceAll(waitDescription, "%WAIT%", duration(DefaultWaitMS))
 }

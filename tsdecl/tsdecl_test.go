@@ -292,7 +292,7 @@ func TestExecDescriptionSplitsDeclaredAndDeferredTools(t *testing.T) {
 
 func TestWaitDescriptionNamesItsParameters(t *testing.T) {
 	got := WaitDescription()
-	for _, s := range []string{"cell_id", "yield_time_ms", "terminate", "new", "10 s"} {
+	for _, s := range []string{"cell_id", "yield_time_ms", "wake_on_output", "terminate", "new", "300 s"} {
 		assert.Contains(t, got, s)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/registry"
 	"github.com/codemode-host/codemode-host/render"
+	"github.com/codemode-host/codemode-host/tsdecl"
 )
 
 // handle runs one tool call of the model and returns its output item.
@@ -54,10 +55,17 @@ func (c *conversation) exec(ctx context.Context, set *registry.ToolSet, mc model
 	if err == nil && strings.TrimSpace(args.Code) == "" {
 		err = fmt.Errorf("exec needs a program to run; got an empty one")
 	}
+	var pragma protocol.Pragma
+	if err == nil {
+		pragma, err = protocol.ParsePragma(args.Code)
+	}
 	if err != nil {
 		return textOutput(mc, errorText(err))
 	}
 	yield := c.yield(args.YieldMS)
+	if pragma.YieldMS > 0 {
+		yield = c.yield(pragma.YieldMS) // the host lets the pragma win too
+	}
 	ctx, cancel := context.WithTimeout(ctx, yield+cellGrace)
 	defer cancel()
 	res, err := c.session.Exec(ctx, bridge.ExecRequest{Source: args.Code, Tools: set.CodeModeDefs(), Yield: yield})
@@ -69,10 +77,11 @@ func (c *conversation) exec(ctx context.Context, set *registry.ToolSet, mc model
 
 // waitArgs are the wait tool's arguments (registry's wait schema).
 type waitArgs struct {
-	CellID      string  `json:"cell_id"`
-	YieldTimeMS float64 `json:"yield_time_ms"`
-	MaxTokens   float64 `json:"max_tokens"`
-	Terminate   bool    `json:"terminate"`
+	CellID       string  `json:"cell_id"`
+	YieldTimeMS  float64 `json:"yield_time_ms"`
+	WakeOnOutput bool    `json:"wake_on_output"`
+	MaxTokens    float64 `json:"max_tokens"`
+	Terminate    bool    `json:"terminate"`
 }
 
 // wait waits on (or stops) a cell the model's earlier exec left running.
@@ -82,7 +91,7 @@ func (c *conversation) wait(ctx context.Context, mc modelCall) responses.Respons
 		if err == nil {
 			err = fmt.Errorf("cell_id is required")
 		}
-		return textOutput(mc, errorText(fmt.Errorf("wait takes {\"cell_id\": string, \"yield_time_ms\"?: number, \"terminate\"?: boolean}: %v", err)))
+		return textOutput(mc, errorText(fmt.Errorf("wait takes {\"cell_id\": string, \"yield_time_ms\"?: number, \"wake_on_output\"?: boolean, \"terminate\"?: boolean}: %v", err)))
 	}
 	var res *protocol.CellResult
 	var err error
@@ -91,10 +100,17 @@ func (c *conversation) wait(ctx context.Context, mc modelCall) responses.Respons
 		defer cancel()
 		res, err = c.session.Terminate(tctx, args.CellID)
 	} else {
-		yield := c.yield(uint64(max(args.YieldTimeMS, 0)))
+		// A model's wait blocks until the cell ends or the time it gave
+		// passes (every answer costs it a turn), unless it asks to wake on
+		// output.
+		ms := uint64(max(args.YieldTimeMS, 0))
+		if ms == 0 {
+			ms = tsdecl.DefaultWaitMS
+		}
+		yield := c.yield(ms)
 		wctx, cancel := context.WithTimeout(ctx, yield+cellGrace)
 		defer cancel()
-		res, err = c.session.Wait(wctx, args.CellID, yield)
+		res, err = c.session.WaitFor(wctx, bridge.WaitRequest{Cell: args.CellID, Yield: yield, Quiet: !args.WakeOnOutput})
 	}
 	if err != nil {
 		return textOutput(mc, errorText(err))

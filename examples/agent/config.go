@@ -22,9 +22,10 @@ const (
 	// DefaultYield is how long exec and wait wait for a cell before they
 	// return its output so far (status yielded).
 	DefaultYield = 10 * time.Second
-	// MaxYield caps the yield a model asks for (exec's yield_ms, wait's
-	// yield_time_ms).
-	MaxYield = time.Minute
+	// MaxYield caps the yield a model asks for (exec's yield_ms or
+	// pragma, wait's yield_time_ms): the default wall limit, so a wait
+	// can last until the cell ends.
+	MaxYield = 5 * time.Minute
 	// cellGrace is how much longer than its yield an exec or wait may take
 	// before its context ends (and the bridge terminates the cell).
 	cellGrace = 30 * time.Second

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -75,7 +76,7 @@ func (l *lockedBuilder) String() string {
 
 // mcpServer is server-everything from node_modules; the test is skipped
 // (failed under CI) without it or node.
-func mcpServer(t *testing.T) string {
+func mcpServer(t testing.TB) string {
 	t.Helper()
 	bin := "../../node_modules/.bin/mcp-server-everything"
 	_, statErr := os.Stat(bin)
@@ -268,4 +269,87 @@ func TestAgent_codeModeOnlyWithExecAsFunction(t *testing.T) {
 	out, typ := model.output(t, 2, "call_1")
 	assert.Equal(t, "function_call_output", typ)
 	assert.Regexp(t, `^Script completed · \d+ ms\nmcp__everything__get_sum\nThe sum of 40 and 2 is 42\. clear$`, out)
+}
+
+// longCell prints a line every stepMS for steps steps, then returns; its
+// first line asks exec to yield after yieldMS (0: no pragma, exec's
+// default yield).
+func longCell(steps, stepMS, yieldMS int) string {
+	pragma := ""
+	if yieldMS > 0 {
+		pragma = fmt.Sprintf("// @exec: {\"yield_time_ms\": %d}\n", yieldMS)
+	}
+	return pragma + fmt.Sprintf(`for (let i = 1; i <= %d; i++) {
+  await new Promise(r => setTimeout(r, %d));
+  console.log("step " + i);
+}
+return "done";`, steps, stepMS)
+}
+
+// turnsFor runs cell with a model that waits with waitArgs while the cell
+// runs and returns how many tool-calling turns it took (requests less the
+// final answer), checking that the cell's last line reached the model.
+func turnsFor(t testing.TB, ctx context.Context, a *Agent, model *replay, cell, waitArgs string) int {
+	model.poll(waitArgs, "done", turn(customCall("call_1", "exec", cell)))
+	answer, err := a.Ask(ctx, "Run the long job.")
+	require.NoError(t, err)
+	require.Equal(t, "done", answer)
+	n := model.count()
+	body, err := json.Marshal(model.request(t, n)["input"])
+	require.NoError(t, err)
+	require.Contains(t, string(body), "Script completed", "the cell's end reached the model")
+	return n - 1
+}
+
+// TestALongCellCostsTwoTurns: exec answers at its yield time (here the
+// cell's own pragma), and the model's wait blocks until the cell ends, so
+// a cell that logs all the time costs exec and one wait (issue #21, "no
+// polling tax"). A wait that wakes on output costs a turn per line.
+func TestALongCellCostsTwoTurns(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	model := newReplay(t)
+	a, err := Start(ctx, Config{
+		HostPath:     testhost.Bin(t),
+		MCPCommand:   []string{mcpServer(t)},
+		Model:        "replay-1",
+		Mode:         registry.DefaultAgentMode,
+		ModelOptions: []option.RequestOption{option.WithBaseURL(model.url), option.WithAPIKey("test-key"), option.WithMaxRetries(0)},
+		MaxTurns:     40,
+		Log:          io.Discard,
+	})
+	require.NoError(t, err)
+	t.Cleanup(a.Close)
+	cell := longCell(15, 100, 300)
+	assert.Equal(t, 2, turnsFor(t, ctx, a, model, cell, `{"cell_id": "$CELL"}`), "exec, then one wait")
+	woken := turnsFor(t, ctx, a, model, cell, `{"cell_id": "$CELL", "wake_on_output": true}`)
+	assert.Greater(t, woken, 4, "a wait that wakes on output returns for the lines")
+}
+
+// BenchmarkTurnsForA60sCell measures, with every default (exec's 10 s
+// yield, the model's wait), the model turns a 60 s cell that logs every
+// second costs (turns/op), against a model that waits 10 s at a time.
+func BenchmarkTurnsForA60sCell(b *testing.B) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	model := newReplay(b)
+	a, err := Start(ctx, Config{
+		HostPath:     testhost.Bin(b),
+		MCPCommand:   []string{mcpServer(b)},
+		Model:        "replay-1",
+		Mode:         registry.DefaultAgentMode,
+		ModelOptions: []option.RequestOption{option.WithBaseURL(model.url), option.WithAPIKey("test-key"), option.WithMaxRetries(0)},
+		MaxTurns:     40,
+		Log:          io.Discard,
+	})
+	require.NoError(b, err)
+	defer a.Close()
+	cell := longCell(60, 1000, 0)
+	var turns, polled int
+	for b.Loop() {
+		turns = turnsFor(b, ctx, a, model, cell, `{"cell_id": "$CELL"}`)
+		polled = turnsFor(b, ctx, a, model, cell, `{"cell_id": "$CELL", "yield_time_ms": 10000}`)
+	}
+	b.ReportMetric(float64(turns), "turns")
+	b.ReportMetric(float64(polled), "turns-10s-waits")
 }

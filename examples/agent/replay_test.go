@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,13 +28,18 @@ type replay struct {
 	turns    []json.RawMessage
 	requests []map[string]any
 	lastCell string
+	// waitArgs, when set, makes the model poll: once the recorded turns
+	// are used up, it answers a request whose last item is the output of a
+	// running cell with a wait call of these arguments ("$CELL" replaced),
+	// and any other with the message final.
+	waitArgs, final string
 }
 
 var runningCell = regexp.MustCompile(`Script running with cell ID ([A-Za-z0-9_.:-]+)`)
 
 // newReplay serves until the test ends; play loads the turns of a
 // conversation.
-func newReplay(t *testing.T) *replay {
+func newReplay(t testing.TB) *replay {
 	t.Helper()
 	r := &replay{}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -49,7 +55,28 @@ func newReplay(t *testing.T) *replay {
 func (r *replay) play(turns ...json.RawMessage) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.turns, r.requests, r.lastCell = turns, nil, ""
+	r.turns, r.requests, r.lastCell, r.waitArgs, r.final = turns, nil, "", "", ""
+}
+
+// poll starts over with a model that plays turns, then waits (with
+// waitArgs) for as long as its last tool output says the cell runs, then
+// answers final: the model whose turns a long cell costs.
+func (r *replay) poll(waitArgs, final string, turns ...json.RawMessage) {
+	r.play(turns...)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.waitArgs, r.final = waitArgs, final
+}
+
+// polled is the polling model's next turn for request n (from 0).
+func (r *replay) polled(n int, got map[string]any) json.RawMessage {
+	input, _ := got["input"].([]any)
+	last, _ := input[len(input)-1].(map[string]any)
+	out, _ := json.Marshal(last["output"])
+	if strings.Contains(string(out), "Script running with cell ID") {
+		return turn(functionCall(fmt.Sprintf("call_wait_%d", n), "wait", r.waitArgs))
+	}
+	return turn(message(r.final))
 }
 
 func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -79,6 +106,10 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	cell := r.lastCell
 	turns := r.turns
+	if n >= len(turns) && r.waitArgs != "" {
+		turns = append(slices.Clone(turns), r.polled(n, got))
+		r.turns = turns
+	}
 	r.mu.Unlock()
 	if n >= len(turns) {
 		http.Error(w, fmt.Sprintf(`{"error":{"message":"replay: request %d, but only %d turns are recorded"}}`, n+1, len(turns)), http.StatusInternalServerError)
@@ -91,7 +122,7 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // request is the body of the agent's n-th request (from 1).
-func (r *replay) request(t *testing.T, n int) map[string]any {
+func (r *replay) request(t testing.TB, n int) map[string]any {
 	t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()

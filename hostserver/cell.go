@@ -28,7 +28,7 @@ type cell struct {
 
 	mu          sync.Mutex
 	rc          *runtime.Cell   // set before the cell is registered; never changes
-	out         runtime.Output  // the items the script made since the last cell.result, from OnItem
+	out         runtime.Output  // the items the script made since the last cell.result (Output)
 	streamed    int             // bytes of output events sent since the last cell.result
 	pending     []*pendingReq   // requests awaiting a cell.result, oldest first
 	result      *runtime.Result // the final result, once ended

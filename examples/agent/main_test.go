@@ -286,6 +286,25 @@ func longCell(steps, stepMS, yieldMS int) string {
 return "done";`, steps, stepMS)
 }
 
+// startPollingAgent starts an agent in the default mode whose model may
+// take many turns (replay.poll).
+func startPollingAgent(tb testing.TB, ctx context.Context) (*Agent, *replay) {
+	tb.Helper()
+	model := newReplay(tb)
+	a, err := Start(ctx, Config{
+		HostPath:     testhost.Bin(tb),
+		MCPCommand:   []string{mcpServer(tb)},
+		Model:        "replay-1",
+		Mode:         registry.DefaultAgentMode,
+		ModelOptions: []option.RequestOption{option.WithBaseURL(model.url), option.WithAPIKey("test-key"), option.WithMaxRetries(0)},
+		MaxTurns:     40,
+		Log:          io.Discard,
+	})
+	require.NoError(tb, err)
+	tb.Cleanup(a.Close)
+	return a, model
+}
+
 // turnsFor runs cell with a model that waits with waitArgs while the cell
 // runs and returns how many tool-calling turns it took (requests less the
 // final answer), checking that the cell's last line reached the model.
@@ -308,18 +327,7 @@ func turnsFor(t testing.TB, ctx context.Context, a *Agent, model *replay, cell, 
 func TestALongCellCostsTwoTurns(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	model := newReplay(t)
-	a, err := Start(ctx, Config{
-		HostPath:     testhost.Bin(t),
-		MCPCommand:   []string{mcpServer(t)},
-		Model:        "replay-1",
-		Mode:         registry.DefaultAgentMode,
-		ModelOptions: []option.RequestOption{option.WithBaseURL(model.url), option.WithAPIKey("test-key"), option.WithMaxRetries(0)},
-		MaxTurns:     40,
-		Log:          io.Discard,
-	})
-	require.NoError(t, err)
-	t.Cleanup(a.Close)
+	a, model := startPollingAgent(t, ctx)
 	cell := longCell(15, 100, 300)
 	assert.Equal(t, 2, turnsFor(t, ctx, a, model, cell, `{"cell_id": "$CELL"}`), "exec, then one wait")
 	woken := turnsFor(t, ctx, a, model, cell, `{"cell_id": "$CELL", "wake_on_output": true}`)
@@ -332,18 +340,7 @@ func TestALongCellCostsTwoTurns(t *testing.T) {
 func BenchmarkTurnsForA60sCell(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	model := newReplay(b)
-	a, err := Start(ctx, Config{
-		HostPath:     testhost.Bin(b),
-		MCPCommand:   []string{mcpServer(b)},
-		Model:        "replay-1",
-		Mode:         registry.DefaultAgentMode,
-		ModelOptions: []option.RequestOption{option.WithBaseURL(model.url), option.WithAPIKey("test-key"), option.WithMaxRetries(0)},
-		MaxTurns:     40,
-		Log:          io.Discard,
-	})
-	require.NoError(b, err)
-	defer a.Close()
+	a, model := startPollingAgent(b, ctx)
 	cell := longCell(60, 1000, 0)
 	var turns, polled int
 	for b.Loop() {

@@ -121,17 +121,6 @@ func canary(t *testing.T, c *Client) (stop func()) {
 	return stop
 }
 
-// hostRSS returns the resident memory of process pid in MiB.
-func hostRSS(t *testing.T, pid int) float64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
-	require.NoError(t, err)
-	f := strings.Fields(string(b))
-	pages, err := strconv.ParseInt(f[1], 10, 64)
-	require.NoError(t, err)
-	return float64(pages*int64(os.Getpagesize())) / (1 << 20)
-}
-
 func TestFaultKill9MidToolCall(t *testing.T) {
 	f := newFaultTools()
 	c := startFaultClient(t, f)

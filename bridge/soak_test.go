@@ -7,6 +7,10 @@ package bridge
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,4 +110,15 @@ func TestSoakNoHostMemoryGrowthOver10000Cells(t *testing.T) {
 	t.Logf("%d cells in %v: host RSS %.1f MiB after %d, %.1f MiB after %d (%+.1f MiB)", n, time.Since(start).Round(time.Millisecond),
 		before, n/10, after, n, after-before)
 	assert.Less(t, after-before, 48.0, "the host's RSS grew over %d cells", n-n/10)
+}
+
+// hostRSS returns the resident memory of process pid in MiB.
+func hostRSS(t *testing.T, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
+	require.NoError(t, err)
+	f := strings.Fields(string(b))
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	require.NoError(t, err)
+	return float64(pages*int64(os.Getpagesize())) / (1 << 20)
 }

@@ -142,15 +142,13 @@ func TestFaultKill9MidToolCall(t *testing.T) {
 	oldPid := c.Pid()
 
 	_, err = s.Exec(ctx, ExecRequest{Tools: faultToolDefs, Source: `await tools.crash({})`})
-	detected := time.Since(<-f.crashed)
+	<-f.crashed
 	require.ErrorIs(t, err, ErrHostDied)
 	var died *HostDiedError
 	require.ErrorAs(t, err, &died)
 	assert.Equal(t, "signal: killed", died.Exit)
 	assert.Contains(t, err.Error(), "bridge: the host died (signal: killed)")
 	assert.Contains(t, err.Error(), "the next call starts a new host")
-	t.Logf("host death detected %v after kill -9", detected)
-	assert.Less(t, detected, 3*time.Second)
 
 	// The old cell id is refused, naming the restart; the stores are back.
 	_, err = other.Wait(ctx, lost.Cell, time.Second)
@@ -159,7 +157,8 @@ func TestFaultKill9MidToolCall(t *testing.T) {
 	_, err = other.Terminate(ctx, lost.Cell)
 	require.ErrorIs(t, err, ErrCellLost)
 	assert.NotEqual(t, oldPid, c.Pid())
-	assert.Equal(t, int64(1), f.cancelled.Load(), "the blocked tool call's context was cancelled")
+	require.Eventually(t, func() bool { return f.cancelled.Load() == 1 }, 10*time.Second, 5*time.Millisecond,
+		"the blocked tool call's context was cancelled")
 
 	res, err = s.Exec(ctx, ExecRequest{Source: `return load("k").v`})
 	require.NoError(t, err)

@@ -237,10 +237,8 @@ func TestABusyScriptDoesNotKeepTheInputFromOthers(t *testing.T) {
 	// The answer was the one awaited and one cell runs: the input is lent
 	// to a loop that now runs script for three seconds.
 	time.Sleep(50 * time.Millisecond)
-	sent := time.Now()
 	p.send(&protocol.Ping{ID: 99})
-	assert.Equal(t, uint64(99), expect[*protocol.Pong](p).ID, "the pong came before the cell's result")
-	assert.Less(t, time.Since(sent), 2*time.Second, "the ping was read while the script still ran")
+	assert.Equal(t, uint64(99), expect[*protocol.Pong](p).ID, "the pong came before the cell's result: it was read while the script ran")
 	assert.Equal(t, protocol.StatusCompleted, expect[*protocol.CellResult](p).Status)
 }
 

@@ -319,14 +319,16 @@ func TestYieldThenWaitReturnsOnlyNewOutput(t *testing.T) {
 	p := startHost(t, Config{})
 	p.handshake()
 	p.openSession("s1")
-	// The yield time runs from the exec's arrival; half a second leaves the
-	// script's first turn (which makes "before" and the call) time to run
-	// on a loaded machine.
-	execID, cellID := p.exec(&protocol.Exec{Session: "s1", YieldMS: 500, Tools: []protocol.ToolDef{echoTool},
-		Source: `text("before"); await tools.echo({}); text("after"); return 1`})
-	call := expect[*protocol.ToolCallRequest](p)
+	// yield_control() answers the exec with "before" whatever the
+	// machine's load (a yield timer would race the script's first turn).
+	execID, cellID := p.exec(&protocol.Exec{Session: "s1", YieldMS: 60_000, Tools: []protocol.ToolDef{echoTool},
+		Source: `text("before"); yield_control(); await tools.echo({}); text("after"); return 1`})
+	y, calls := p.result(execID)
+	if len(calls) == 0 {
+		calls = append(calls, expect[*protocol.ToolCallRequest](p))
+	}
+	call := calls[0]
 
-	y := expect[*protocol.CellResult](p)
 	assert.Equal(t, execID, y.ID)
 	assert.Equal(t, protocol.StatusYielded, y.Status)
 	assert.Equal(t, []protocol.Item{{Type: "text", Text: "before"}}, y.Items)

@@ -85,12 +85,12 @@ func TestWaitReturnsAsSoonAsNewOutputArrives(t *testing.T) {
 	if len(calls) == 0 {
 		calls = append(calls, p.toolCall())
 	}
+	// The wait's yield time (a minute) is longer than parent.next waits
+	// for a frame (10 s): a result at all means the output answered it.
 	waitID := p.id()
 	p.send(&protocol.Wait{ID: waitID, Session: "s1", Cell: cellID, YieldMS: 60_000})
-	start := time.Now()
 	p.send(&protocol.ToolResult{ID: calls[0].ID, Value: json.RawMessage(`{}`)})
 	res, _ = p.result(waitID)
-	assert.Less(t, time.Since(start), 5*time.Second, "the wait did not sit out its yield time")
 	assert.Equal(t, protocol.StatusYielded, res.Status)
 	assert.Equal(t, []protocol.Item{{Type: "text", Text: "news"}}, res.Items)
 }
@@ -139,15 +139,13 @@ func TestYieldControlWithNothingPendingMakesNextWaitReturnAtOnce(t *testing.T) {
 	p.send(&protocol.ToolResult{ID: calls[0].ID, Value: json.RawMessage(`{}`)})
 	p.toolCall() // the second call comes after yield_control()
 	waitID := p.id()
-	start := time.Now()
-	p.send(&protocol.Wait{ID: waitID, Session: "s1", Cell: cellID, YieldMS: 60_000})
+	p.send(&protocol.Wait{ID: waitID, Session: "s1", Cell: cellID, YieldMS: 60_000}) // longer than parent.next waits
 	res, _ = p.result(waitID)
-	assert.Less(t, time.Since(start), 5*time.Second)
 	assert.Equal(t, protocol.StatusYielded, res.Status)
 
 	// Nothing new since: the next wait sits out its yield time.
 	waitID = p.id()
-	start = time.Now()
+	start := time.Now()
 	p.send(&protocol.Wait{ID: waitID, Session: "s1", Cell: cellID, YieldMS: 200})
 	res, _ = p.result(waitID)
 	assert.Equal(t, protocol.StatusYielded, res.Status)

@@ -224,9 +224,17 @@ func TestTimeoutStopsRunawayCodeAndRuntimeKeepsServing(t *testing.T) {
 
 func TestTerminate(t *testing.T) {
 	rt := newRuntime(t)
-	c, err := rt.Start(CellRequest{Source: "text('before'); while (true) {}"})
+	// The tool call says the script printed; terminate lands while it
+	// spins (or before its answer is delivered: terminated all the same).
+	called := make(chan struct{}, 1)
+	c, err := rt.Start(CellRequest{Tools: testTools, Source: "text('before'); await tools.echo({}); while (true) {}",
+		Caller: ToolCallerFunc(func(_ context.Context, call protocol.ToolCall) (json.RawMessage, error) {
+			called <- struct{}{}
+			return call.Input, nil
+		})})
 	require.NoError(t, err)
-	time.AfterFunc(50*time.Millisecond, c.Terminate)
+	<-called
+	c.Terminate()
 	res := c.Result()
 	assert.Equal(t, protocol.StatusTerminated, res.Status)
 	assert.Equal(t, []string{"before"}, texts(res))

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -190,8 +191,8 @@ func (m *Exec) check(strict bool) error {
 	if m.Source == "" {
 		return badField("source", "missing")
 	}
-	if strings.IndexByte(m.Source, 0) >= 0 {
-		return badField("source", "contains a NUL byte")
+	if _, _, msg := SourceNUL(m.Source); msg != "" {
+		return badField("source", "%s", msg)
 	}
 	if m.Language != "" && m.Language != LangJS && m.Language != LangTS {
 		return badField("language", "%q; use \"js\" or \"ts\"", string(m.Language))
@@ -307,4 +308,19 @@ func (m *ErrorReply) check(strict bool) error {
 		return badField("code", "missing")
 	}
 	return nil
+}
+
+// SourceNUL is the one check that a cell's source holds no NUL byte: msg
+// is "" for a clean source, else what is wrong and where ("contains a
+// NUL byte at line 2, column 5; remove it"), with that line and column
+// (1-based). The wire refuses such an exec (bad_field); an in-process
+// cell fails with it.
+func SourceNUL(source string) (line, col int, msg string) {
+	i := strings.IndexByte(source, 0)
+	if i < 0 {
+		return 0, 0, ""
+	}
+	line = strings.Count(source[:i], "\n") + 1
+	col = i - strings.LastIndexByte(source[:i], '\n')
+	return line, col, fmt.Sprintf("contains a NUL byte at line %d, column %d; remove it", line, col)
 }

@@ -44,3 +44,14 @@ func TestParsePragmaNamesTheProblem(t *testing.T) {
 		}
 	}
 }
+
+func TestSourceNULSaysWhere(t *testing.T) {
+	line, col, msg := SourceNUL("ok\nab\x00c")
+	assert.Equal(t, 2, line)
+	assert.Equal(t, 3, col)
+	assert.Equal(t, "contains a NUL byte at line 2, column 3; remove it", msg)
+	_, _, msg = SourceNUL("clean")
+	assert.Empty(t, msg)
+	err := (&Exec{ID: 1, Session: "s", Source: "\x00"}).check(true)
+	assert.ErrorContains(t, err, "contains a NUL byte at line 1, column 1; remove it")
+}

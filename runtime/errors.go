@@ -184,17 +184,6 @@ func splitName(msg string) (string, string) {
 	return name, rest
 }
 
-// nulPosition returns the 1-based line and column of the first NUL byte.
-func nulPosition(source string) (int, int, bool) {
-	i := strings.IndexByte(source, 0)
-	if i < 0 {
-		return 0, 0, false
-	}
-	line := strings.Count(source[:i], "\n") + 1
-	col := i - strings.LastIndexByte(source[:i], '\n')
-	return line, col, true
-}
-
 // dropFramesAfter removes stack lines that point past lastLine of origin.
 func dropFramesAfter(stack string, re *regexp.Regexp, lastLine int) string {
 	if !strings.Contains(stack, "\n") {

@@ -108,10 +108,8 @@ func (w *worker) run(c *Cell) (reusable bool) {
 // execute runs the source and drives the event loop until the cell ends.
 func (r *cellRun) execute() Result {
 	c := r.c
-	if line, col, ok := nulPosition(c.req.Source); ok {
-		return r.failed(&protocol.ErrorInfo{Name: "SyntaxError",
-			Message: fmt.Sprintf("the source contains a NUL byte at line %d, column %d; remove it", line, col),
-			Line:    line, Column: col})
+	if line, col, msg := protocol.SourceNUL(c.req.Source); msg != "" {
+		return r.failed(&protocol.ErrorInfo{Name: "SyntaxError", Message: "the source " + msg, Line: line, Column: col})
 	}
 	prog, perr := compile(c.req)
 	if perr != nil {

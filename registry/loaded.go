@@ -20,8 +20,14 @@ type loadedName struct {
 	Name      string `json:"name"`
 }
 
+// MaxLoadedTools bounds a session's loaded tools: past it, the ones found
+// longest ago leave the list first, so a long conversation's tool list
+// (and the state file) stays within what one step can carry.
+const MaxLoadedTools = 64
+
 // recordLoaded adds what a tool_search call found to its session's loaded
-// tools, after the ones loaded before, each once.
+// tools, after the ones loaded before, each once, keeping the newest
+// MaxLoadedTools.
 func (s *ToolSet) recordLoaded(inv Invocation, res SearchResult) error {
 	st := inv.SessionState()
 	if st == nil || len(res.Hits) == 0 {
@@ -33,6 +39,9 @@ func (s *ToolSet) recordLoaded(inv Invocation, res SearchResult) error {
 			if !slices.Contains(*v, n) {
 				*v = append(*v, n)
 			}
+		}
+		if extra := len(*v) - MaxLoadedTools; extra > 0 {
+			*v = slices.Delete(*v, 0, extra)
 		}
 		return nil
 	})

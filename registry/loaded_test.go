@@ -147,6 +147,24 @@ func TestConcurrentSearchesLoadEveryHit(t *testing.T) {
 	assert.Len(t, listed(t, set, "s"), n+1)
 }
 
+func TestLoadedToolsKeepTheNewestMaxLoadedTools(t *testing.T) {
+	r := newReg(t, registry.Config{})
+	n := registry.MaxLoadedTools + 2
+	for i := range n {
+		require.True(t, r.AddExternal(named(registry.Namespaced("mcp__x__", fmt.Sprintf("tool%d", i)), registry.Deferred, fmt.Sprintf("widget%d", i))))
+	}
+	set := finalize(t, r, registry.ModeDirect)
+	for i := range n {
+		search(t, set, "s", fmt.Sprintf("widget%d", i))
+	}
+	names, err := r.LoadedTools("s")
+	require.NoError(t, err)
+	require.Len(t, names, registry.MaxLoadedTools)
+	assert.Equal(t, registry.Namespaced("mcp__x__", "tool2"), names[0], "the two found first left the list")
+	assert.Equal(t, registry.Namespaced("mcp__x__", fmt.Sprintf("tool%d", n-1)), names[len(names)-1])
+	assert.Len(t, listed(t, set, "s"), registry.MaxLoadedTools+1)
+}
+
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)

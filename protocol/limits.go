@@ -107,9 +107,12 @@ const maxStoreForItems = (MaxItems - 4096) / 5 * (StoreEntryOverhead + 2)
 // DefaultYieldMS is the yield time of exec and wait when they name none.
 const DefaultYieldMS = 10000
 
+// DefaultWallTimeMS is the default WallTimeMS: 5 minutes.
+const DefaultWallTimeMS = 300_000
+
 // DefaultLimits are the limits used for every zero field.
 var DefaultLimits = Limits{
-	WallTimeMS:          300_000,
+	WallTimeMS:          DefaultWallTimeMS,
 	CPUTimeMS:           30_000,
 	HeapMiB:             256,
 	OutputTokens:        10_000,

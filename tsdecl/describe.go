@@ -142,7 +142,7 @@ const RunningPrefix = "Script running with cell ID "
 // gives no yield_time_ms: until the cell ends, which the default wall
 // limit bounds at 5 minutes. A model pays a turn for every answer, so
 // wait does not return early on its own.
-const DefaultWaitMS = 300_000
+const DefaultWaitMS = protocol.DefaultWallTimeMS
 
 // waitDescription is the description of the wait tool.
 const waitDescription = "Wait on an `exec` cell still running: its result starts with \"" + RunningPrefix + "<id>\"; pass that id as `cell_id`.\n" +

@@ -6,8 +6,10 @@ import (
 
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/registry"
 	"github.com/codemode-host/codemode-host/render"
+	"github.com/codemode-host/codemode-host/tsdecl"
 )
 
 // Defaults of Config. Every model request, cell, wait and tool call is
@@ -21,11 +23,11 @@ const (
 	DefaultToolTimeout = time.Minute
 	// DefaultYield is how long exec and wait wait for a cell before they
 	// return its output so far (status yielded).
-	DefaultYield = 10 * time.Second
+	DefaultYield = protocol.DefaultYieldMS * time.Millisecond
 	// MaxYield caps the yield a model asks for (exec's yield_ms or
-	// pragma, wait's yield_time_ms): the default wall limit, so a wait
-	// can last until the cell ends.
-	MaxYield = 5 * time.Minute
+	// pragma, wait's yield_time_ms): the default wall limit (and wait's
+	// default), so a wait can last until the cell ends.
+	MaxYield = tsdecl.DefaultWaitMS * time.Millisecond
 	// cellGrace is how much longer than its yield an exec or wait may take
 	// before its context ends (and the bridge terminates the cell).
 	cellGrace = 30 * time.Second

@@ -8,16 +8,25 @@ BIN     := bin/codemode-host
 RACE_PKGS := ./protocol/... ./registry/... ./bridge/... ./internal/bm25/... ./tsdecl/... ./launch/... ./cmd/codemode-host/internal/fixture/... ./internal/nbpipe/... ./internal/wellformed/...
 FUZZTIME ?= 5m
 
-.PHONY: help setup build run test lint bench fuzz soak clean
+.PHONY: help setup build run test lint bench fuzz soak clean proto
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
 
-setup: node_modules/.installed ## Install the npm packages the tests use (package-lock.json).
+setup: node_modules/.installed test/codex/node_modules/.installed ## Install the npm packages the tests use (package-lock.json, test/codex/).
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
+
+# Codex itself (@openai/codex, pinned): its codex and codex-code-mode-host
+# binaries come in the optional platform package, no install script runs.
+test/codex/node_modules/.installed: test/codex/package.json test/codex/package-lock.json
+	npm ci --prefix test/codex --no-audit --no-fund --loglevel=error
+	@touch $@
+
+proto: ## Regenerate codexhost/codexpb from codexhost/proto (protocompile + the go.mod tools; no protoc).
+	GO=$(GO) $(GO) run ./codexhost/internal/protogen -proto codexhost/proto -out codexhost/codexpb
 
 stdlib: setup ## Rebuild jsbindings/stdlib/stdlib.js from its entry and the pinned core-js.
 	$(GO) run ./jsbindings/internal/genstdlib

@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0 // render: Anthropic tool_result blocks in the SDK's types
+	github.com/bufbuild/protocompile v0.14.1 // make proto: Codex's .proto compiled without protoc (codexhost/internal/protogen)
 	github.com/evanw/esbuild v0.28.2 // TypeScript cells stripped in-process
 	github.com/hashicorp/go-hclog v1.6.3 // structured logs on stderr; go-plugin forwards them
 	github.com/hashicorp/go-plugin v1.8.0 // Go parents launch and supervise the host
@@ -16,6 +17,8 @@ require (
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // the wire protocol
 	go.uber.org/goleak v1.3.0 // tests: no goroutine outlives a host or a connection
 	golang.org/x/sys v0.48.0 // dup and dup2 move stray stdout writes to stderr
+	google.golang.org/grpc v1.64.1 // go-plugin's transport; Codex's gRPC code-mode host (codexhost/codexpb needs >= 1.64)
+	google.golang.org/protobuf v1.36.6 // codexhost/codexpb; its protoc-gen-go tool is this version
 	rogchap.com/v8go v0.9.0 // V8
 )
 
@@ -61,9 +64,12 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20240722135656-d784300faade // indirect
-	google.golang.org/grpc v1.64.1 // indirect
-	google.golang.org/protobuf v1.36.6 // indirect
+	google.golang.org/grpc/cmd/protoc-gen-go-grpc v1.4.0 // indirect; make proto: the newest that needs no grpc above 1.64.1 (1.5 wants 1.65, 1.6 wants 1.81)
 	honnef.co/go/tools v0.8.2 // indirect
 )
 
-tool honnef.co/go/tools/cmd/staticcheck
+tool (
+	google.golang.org/grpc/cmd/protoc-gen-go-grpc
+	google.golang.org/protobuf/cmd/protoc-gen-go
+	honnef.co/go/tools/cmd/staticcheck
+)

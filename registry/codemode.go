@@ -31,7 +31,7 @@ var waitSchema = fmt.Sprintf(`{
 
 var (
 	waitSchemaCompiled   = sync.OnceValue(func() *jsonschema.Schema { return mustSchema(Plain(WaitToolName), waitSchema) })
-	searchSchemaCompiled = sync.OnceValue(func() *jsonschema.Schema { return mustSchema(Plain(SearchToolName), searchSchema) })
+	searchSchemaCompiled = sync.OnceValue(func() *jsonschema.Schema { return mustSchema(Plain(SearchToolName), searchSchema(DefaultSearchLimit)) })
 )
 
 // buildCodeMode picks the tools bound into Code Mode, in registration
@@ -101,7 +101,7 @@ func (s *ToolSet) buildBuiltins() {
 	}
 	if s.search != nil {
 		s.addBuiltin(Spec{Name: Plain(SearchToolName), Description: s.searchDescription(),
-			InputSchema: json.RawMessage(searchSchema), SupportsParallel: true},
+			InputSchema: json.RawMessage(searchSchema(s.cfg.SearchLimit)), SupportsParallel: true},
 			s.runSearch, searchSchemaCompiled())
 	}
 }

@@ -12,16 +12,19 @@ import (
 	"github.com/codemode-host/codemode-host/toolsearch"
 )
 
-// searchSchema is the input schema of tool_search.
-const searchSchema = `{
+// searchSchema is the input schema of tool_search whose limit defaults
+// to limit (Config.SearchLimit); the default changes only its text.
+func searchSchema(limit int) string {
+	return fmt.Sprintf(`{
   "type": "object",
   "properties": {
     "query": {"type": "string", "minLength": 1, "description": "Words describing the tool you need, e.g. \"create a calendar event\"."},
-    "limit": {"type": "integer", "minimum": 1, "description": "How many tools to return. Defaults to 8."}
+    "limit": {"type": "integer", "minimum": 1, "description": "How many tools to return. Defaults to %d."}
   },
   "required": ["query"],
   "additionalProperties": false
-}`
+}`, limit)
+}
 
 // SearchHit is one tool tool_search found.
 type SearchHit struct {

@@ -122,6 +122,19 @@ func TestSearchGroupsByNamespaceAndDefaultsToEight(t *testing.T) {
 	assert.ErrorContains(t, err, "registry: tool_search needs a non-empty query")
 }
 
+func TestToolSearchSaysItsConfiguredDefaultLimit(t *testing.T) {
+	r := newReg(t, registry.Config{SearchLimit: 3})
+	loadCatalogue(t, r, registry.Deferred)
+	set := finalize(t, r, registry.ModeDirect)
+	info, ok := set.Lookup(registry.Plain(registry.SearchToolName))
+	require.True(t, ok)
+	assert.Contains(t, string(info.Spec.InputSchema), "Defaults to 3.")
+	assert.Contains(t, info.Spec.Description, "(default 3)")
+	res, err := set.Search("create", 0)
+	require.NoError(t, err)
+	assert.Len(t, res.Hits, 3)
+}
+
 func TestToolSearchToolReturnsGroupedJSON(t *testing.T) {
 	r := newReg(t, registry.Config{})
 	require.True(t, r.AddExternal(named(registry.Namespaced("mcp__cal", "create_event"), registry.Deferred, "Create a calendar event")))

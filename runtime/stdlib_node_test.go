@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/codemode-host/codemode-host/internal/testhost"
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
@@ -240,9 +241,8 @@ process.stdout.write(JSON.stringify(out)); process.exit(0); })();`
 // TestStdlibMatchesNode runs each snippet in a cell and in Node 20 (or
 // against the spec'd result) and compares what they return or throw.
 func TestStdlibMatchesNode(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not on PATH; cannot compare the standard library with Node")
-	}
+	_, err := exec.LookPath("node")
+	testhost.Need(t, "node (to compare the standard library with Node)", err)
 	want, err := nodeResults()
 	require.NoError(t, err)
 	rt := New(Config{})

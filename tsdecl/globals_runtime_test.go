@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/codemode-host/codemode-host/internal/testhost"
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/runtime"
 	"github.com/codemode-host/codemode-host/tsdecl"
@@ -70,9 +71,8 @@ func TestEveryRuntimeGlobalIsDeclared(t *testing.T) {
 // and refsFrom reference (/// <reference lib="..." />).
 func libText(t *testing.T, lib, refsFrom string) string {
 	dir := filepath.Join("..", "node_modules", "typescript", "lib")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("typescript is not installed (%v); run npm ci", err)
-	}
+	_, err := os.Stat(dir)
+	testhost.Need(t, "typescript", err)
 	ref := regexp.MustCompile(`/// <reference lib="([^"]+)" />`)
 	seen := map[string]bool{}
 	var b strings.Builder

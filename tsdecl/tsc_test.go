@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/codemode-host/codemode-host/internal/testhost"
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
@@ -38,12 +39,8 @@ func moduleRoot(t *testing.T) string {
 func tscPath(t *testing.T) string {
 	t.Helper()
 	tsc := filepath.Join(moduleRoot(t), "node_modules", ".bin", "tsc")
-	if _, err := os.Stat(tsc); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("tsc not found at %s: run npm install at the module root", tsc)
-		}
-		t.Skipf("tsc not found at %s: run npm install at the module root to type-check declarations", tsc)
-	}
+	_, err := os.Stat(tsc)
+	testhost.Need(t, "tsc (to type-check declarations)", err)
 	return tsc
 }
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/codemode-host/codemode-host/internal/testhost"
 )
 
 // TestNodeClientSpeaksTheProtocol runs test/node/client.mjs, a parent
@@ -17,19 +19,10 @@ import (
 func TestNodeClientSpeaksTheProtocol(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
-	missing := func(what string) {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is missing; run `make setup` (CI must run the non-Go client test)", what)
-		}
-		t.Skipf("%s is missing; run `make setup` to run this test", what)
-	}
 	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node")
-	}
-	if _, err := os.Stat(filepath.Join(root, "node_modules", "@msgpack", "msgpack")); err != nil {
-		missing("node_modules/@msgpack/msgpack")
-	}
+	testhost.Need(t, "node", err)
+	_, err = os.Stat(filepath.Join(root, "node_modules", "@msgpack", "msgpack"))
+	testhost.Need(t, "node_modules/@msgpack/msgpack", err)
 	for _, tc := range []struct{ script, arg string }{
 		{"client.mjs", hostBin}, // a whole session against `codemode-host stdio`
 		{"golden.mjs", ""},      // the golden frames of protocol/testdata

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/codemode-host/codemode-host/internal/testhost"
 )
 
 // everythingServer is the reference MCP server installed by `make setup`.
@@ -15,12 +17,8 @@ func everythingServer(t *testing.T) string {
 	t.Helper()
 	bin, err := filepath.Abs("../../node_modules/.bin/mcp-server-everything")
 	require.NoError(t, err)
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is missing: run make setup", bin)
-		}
-		t.Skipf("%s is missing: run make setup", bin)
-	}
+	_, err = os.Stat(bin)
+	testhost.Need(t, "mcp-server-everything", err)
 	return bin
 }
 

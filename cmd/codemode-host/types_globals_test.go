@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/codemode-host/codemode-host/internal/testhost"
 	"github.com/codemode-host/codemode-host/tsdecl"
 )
 
@@ -27,9 +28,8 @@ func TestTypesGlobalsPrintsGlobalsAndTheToolsInterface(t *testing.T) {
 	// The README's recipe: the printed file, the wrapped cell, tsc.
 	tsc, err := filepath.Abs("../../node_modules/.bin/tsc")
 	require.NoError(t, err)
-	if _, err := os.Stat(tsc); err != nil {
-		t.Skipf("tsc is not installed (%v); run npm ci", err)
-	}
+	_, err = os.Stat(tsc)
+	testhost.Need(t, "tsc", err)
 	dir := t.TempDir()
 	files := map[string]string{
 		"env.d.ts":      withTools.stdout,

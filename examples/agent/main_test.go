@@ -79,14 +79,10 @@ func (l *lockedBuilder) String() string {
 func mcpServer(t testing.TB) string {
 	t.Helper()
 	bin := "../../node_modules/.bin/mcp-server-everything"
-	_, statErr := os.Stat(bin)
-	_, nodeErr := exec.LookPath("node")
-	if statErr != nil || nodeErr != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("server-everything or node is missing (%v, %v); run npm ci", statErr, nodeErr)
-		}
-		t.Skip("server-everything or node is missing; run npm ci")
-	}
+	_, err := os.Stat(bin)
+	testhost.Need(t, "server-everything", err)
+	_, err = exec.LookPath("node")
+	testhost.Need(t, "node", err)
 	return bin
 }
 

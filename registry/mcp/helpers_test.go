@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/codemode-host/codemode-host/internal/testhost"
 	"github.com/codemode-host/codemode-host/registry"
 	"github.com/codemode-host/codemode-host/registry/mcp"
 )
@@ -154,18 +155,10 @@ func everythingBin(t *testing.T) string {
 	t.Helper()
 	bin, err := filepath.Abs("../../node_modules/.bin/mcp-server-everything")
 	require.NoError(t, err)
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("mcp-server-everything is not installed (%v); run npm ci", err)
-		}
-		t.Skipf("mcp-server-everything is not installed (%v); run npm ci", err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("node is not installed: %v", err)
-		}
-		t.Skipf("node is not installed: %v", err)
-	}
+	_, err = os.Stat(bin)
+	testhost.Need(t, "mcp-server-everything", err)
+	_, err = exec.LookPath("node")
+	testhost.Need(t, "node", err)
 	return bin
 }
 

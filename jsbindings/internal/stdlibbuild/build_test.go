@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/codemode-host/codemode-host/internal/testhost"
 	"github.com/codemode-host/codemode-host/jsbindings/internal/stdlibbuild"
 	"github.com/codemode-host/codemode-host/jsbindings/stdlib"
 )
@@ -15,7 +16,7 @@ import (
 func TestStdlibBundleIsReproducible(t *testing.T) {
 	got, err := stdlibbuild.Build("../../..")
 	if errors.Is(err, stdlibbuild.ErrNoNodeModules) {
-		t.Skip("node_modules/core-js is missing (make setup runs npm ci); cannot rebuild the standard library")
+		testhost.Need(t, "node_modules/core-js (to rebuild the standard library)", err)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ require (
 	github.com/stretchr/testify v1.12.1 // tests
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // the wire protocol
 	go.uber.org/goleak v1.3.0 // tests: no goroutine outlives a host or a connection
+	golang.org/x/net v0.60.0 // tests: nettest holds internal/pipeconn to the net.Conn contract
 	golang.org/x/sys v0.48.0 // dup and dup2 move stray stdout writes to stderr
 	google.golang.org/grpc v1.64.1 // go-plugin's transport; Codex's gRPC code-mode host (codexhost/codexpb needs >= 1.64)
 	google.golang.org/protobuf v1.36.6 // codexhost/codexpb; its protoc-gen-go tool is this version
@@ -57,7 +58,6 @@ require (
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	golang.org/x/mod v0.41.0 // indirect
-	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/text v0.42.0 // indirect

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -146,12 +147,11 @@ func responsesTool(t registry.ModelTool) json.RawMessage {
 }
 
 // compact is a JSON text without insignificant white space, as a client
-// library sends it.
+// library sends it, its keys in their order.
 func compact(raw json.RawMessage) json.RawMessage {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
 		return raw
 	}
-	b, _ := json.Marshal(v)
-	return b
+	return b.Bytes()
 }

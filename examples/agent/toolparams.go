@@ -52,7 +52,10 @@ func wireName(n registry.ToolName) string {
 }
 
 // toolParam is one model tool: a custom tool for freeform tools (with
-// their Lark grammar, if any), else a function tool with its schema.
+// their Lark grammar, if any), else a function tool with its schema. The
+// schema's top-level values stay JSON text, so its properties keep the
+// order the tool (an MCP server's tools/list) gave them: a map of decoded
+// values would be sent with its keys sorted.
 func toolParam(wire string, t registry.ModelTool) responses.ToolUnionParam {
 	if t.Kind == protocol.KindFreeform {
 		ct := &responses.CustomToolParam{Name: wire, Description: param.NewOpt(t.Description)}
@@ -62,10 +65,11 @@ func toolParam(wire string, t registry.ModelTool) responses.ToolUnionParam {
 		return responses.ToolUnionParam{OfCustom: ct}
 	}
 	schema := map[string]any{"type": "object"}
-	if len(t.InputSchema) > 0 {
-		var s map[string]any
-		if json.Unmarshal(t.InputSchema, &s) == nil {
-			schema = s
+	var top map[string]json.RawMessage
+	if len(t.InputSchema) > 0 && json.Unmarshal(t.InputSchema, &top) == nil && top != nil {
+		schema = make(map[string]any, len(top))
+		for k, v := range top {
+			schema[k] = v
 		}
 	}
 	return responses.ToolUnionParam{OfFunction: &responses.FunctionToolParam{

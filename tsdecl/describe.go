@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/codemode-host/codemode-host/jsbindings/stdlib"
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
@@ -30,7 +29,7 @@ type ExecOptions struct {
 // %TOKENS% are replaced.
 const execIntro = "Run a JavaScript or TypeScript program (a cell) that calls tools. Use it to make many tool calls in one step — loop, filter and combine their results — and output only what matters.\n" +
 	"- The input is the program source. Top-level `await` works. TypeScript types are stripped, not checked. No `import`, `require`, `fetch`, `process`, file system or network: use tools for I/O.\n" +
-	"- " + stdlib.Summary + "\n" +
+	"- " + stdlibSummary + "\n" +
 	"- Call a tool as `await tools.<name>(...)`: function tools take one object (omit it when nothing is required), freeform tools one string. Calls return promises; run independent calls together with `Promise.all`. Unawaited calls are cancelled when the cell ends.\n" +
 	"- A failed call rejects with an Error named `ToolError` with `.code` (" + toolErrorCodes + "), `.tool` and `.message`; use try/catch.\n" +
 	"- Output, in order: `text(value)`, `console.log/info/warn/error(...)`, `image(dataUrlOrMcpImage, detail?)`, and a top-level `return value` (JSON, last). `notify(text)` sends progress at once. Output over %TOKENS% tokens is cut in the middle, so print only what you need.\n" +
@@ -159,3 +158,13 @@ const PragmaLine = protocol.PragmaPrefix + ` {"yield_time_ms": 60000}`
 func WaitDescription() string {
 	return strings.ReplaceAll(waitDescription, "%WAIT%", duration(DefaultWaitMS))
 }
+
+// stdlibSummary names, for the model, what a script has beyond ES2022 and
+// what it does not have: the standard library of jsbindings/stdlib (and
+// the host's timers, performance and crypto). It lives here, not there,
+// so that a parent does not embed the bundle.
+const stdlibSummary = "Beyond ES2022 you have: the ES2023-ES2026 built-ins (toSorted/toReversed/toSpliced/with, Object.groupBy, Map.groupBy, " +
+	"Promise.withResolvers/try, Array.fromAsync, Set union/intersection/difference/..., Iterator helpers, " +
+	"Uint8Array toBase64/fromBase64/toHex/fromHex, RegExp.escape), atob/btoa, TextEncoder/TextDecoder, URL/URLSearchParams, " +
+	"structuredClone, DOMException, setInterval/clearInterval, performance.now(), crypto.getRandomValues/randomUUID. " +
+	"Not available: fetch or other network, require/import, process, Buffer, file system, crypto.subtle."

@@ -9,7 +9,9 @@
 // parts.js, the core-js modules (and textcodec.js) the stubs load the
 // first time the script uses one of them.
 //
-// It is pure Go (no V8) so that the exec description can quote Summary.
+// It is pure Go (no V8): a test reads Source without an isolate. What the
+// model is told of it is tsdecl's stdlibSummary, so that a parent, which
+// imports tsdecl, does not embed the bundle.
 package stdlib
 
 import _ "embed"
@@ -21,12 +23,3 @@ var Source string
 
 // Origin is the script name the bundle's frames carry in stack traces.
 const Origin = "codemode:stdlib.js"
-
-// Summary names, for the model, what a script has beyond ES2022 and
-// what it does not have: the one list, which the exec description
-// (tsdecl) quotes.
-const Summary = "Beyond ES2022 you have: the ES2023-ES2026 built-ins (toSorted/toReversed/toSpliced/with, Object.groupBy, Map.groupBy, " +
-	"Promise.withResolvers/try, Array.fromAsync, Set union/intersection/difference/..., Iterator helpers, " +
-	"Uint8Array toBase64/fromBase64/toHex/fromHex, RegExp.escape), atob/btoa, TextEncoder/TextDecoder, URL/URLSearchParams, " +
-	"structuredClone, DOMException, setInterval/clearInterval, performance.now(), crypto.getRandomValues/randomUUID. " +
-	"Not available: fetch or other network, require/import, process, Buffer, file system, crypto.subtle."

@@ -32,26 +32,35 @@ func under(pkg string, dirs ...string) bool {
 	return false
 }
 
-// ours lists the module's packages, each with the module packages it
-// imports (test files excluded), by path inside the module.
-func ours(t *testing.T) map[string][]string {
-	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", module+"...").Output()
+// pkgImports is one package's module imports, by path inside the module
+// (test files excluded): the ones it names, and every one it depends on.
+type pkgImports struct {
+	direct, deps []string
+}
+
+// ours lists the module's packages with their module imports.
+func ours(t *testing.T) map[string]pkgImports {
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"...").Output()
 	require.NoError(t, err)
-	pkgs := map[string][]string{}
+	pkgs := map[string]pkgImports{}
 	dec := json.NewDecoder(strings.NewReader(string(out)))
+	inModule := func(paths []string) []string {
+		var in []string
+		for _, imp := range paths {
+			if rest, ok := strings.CutPrefix(imp, module); ok {
+				in = append(in, rest)
+			}
+		}
+		return in
+	}
 	for dec.More() {
 		var p struct {
 			ImportPath string
 			Imports    []string
+			Deps       []string
 		}
 		require.NoError(t, dec.Decode(&p))
-		name := strings.TrimPrefix(p.ImportPath, module)
-		pkgs[name] = nil
-		for _, imp := range p.Imports {
-			if rest, ok := strings.CutPrefix(imp, module); ok {
-				pkgs[name] = append(pkgs[name], rest)
-			}
-		}
+		pkgs[strings.TrimPrefix(p.ImportPath, module)] = pkgImports{direct: inModule(p.Imports), deps: inModule(p.Deps)}
 	}
 	require.NotEmpty(t, pkgs)
 	return pkgs
@@ -59,18 +68,24 @@ func ours(t *testing.T) map[string][]string {
 
 func TestNoArrowRunsBackUp(t *testing.T) {
 	for pkg, imports := range ours(t) {
-		for _, imp := range imports {
+		for _, imp := range imports.direct {
 			switch {
 			case strings.HasPrefix(pkg, "internal/") && !strings.HasPrefix(imp, "internal/"):
 				t.Errorf("%s imports %s: internal/ holds leaves, which import no other package of ours", pkg, imp)
 			case pkg == "protocol" && !strings.HasPrefix(imp, "internal/"):
 				t.Errorf("protocol imports %s: the wire types sit under both processes", imp)
-			case under(pkg, hostSide...) && under(imp, parentSide...):
-				t.Errorf("%s (host side) imports %s (parent side)", pkg, imp)
-			case under(pkg, parentSide...) && under(imp, hostSide...):
-				t.Errorf("%s (parent side) imports %s (host side)", pkg, imp)
 			case !under(pkg, apps...) && under(imp, apps...):
 				t.Errorf("%s imports %s: libraries never import the commands, benches, examples or tests", pkg, imp)
+			}
+		}
+		// Through any package between them, too (tsdecl, toolsearch): a
+		// parent never builds in the host's code, nor the host a parent's.
+		for _, dep := range imports.deps {
+			switch {
+			case under(pkg, hostSide...) && under(dep, parentSide...):
+				t.Errorf("%s (host side) depends on %s (parent side)", pkg, dep)
+			case under(pkg, parentSide...) && under(dep, hostSide...):
+				t.Errorf("%s (parent side) depends on %s (host side)", pkg, dep)
 			}
 		}
 	}

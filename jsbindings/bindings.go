@@ -24,6 +24,7 @@ import (
 	"github.com/codemode-host/codemode-host/internal/wellformed"
 	"github.com/codemode-host/codemode-host/jsbindings/stdlib"
 	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/toolsearch"
 )
 
 //go:embed prelude.js
@@ -108,6 +109,7 @@ type scriptLimits struct {
 	NotifyBytes      int `json:"notifyBytes"`
 	ErrorBytes       int `json:"errorBytes"`
 	SearchQueryChars int `json:"searchQueryChars"`
+	SearchLimit      int `json:"searchLimit"`
 	RandomBytes      int `json:"randomBytes"`
 }
 
@@ -241,7 +243,7 @@ func (c *Context) Install(host Host, tools []ToolEntry, store map[string]json.Ra
 	}
 	defer sv.Release()
 	lj, err := json.Marshal(scriptLimits{ScriptLimits: host.ScriptLimits(),
-		NotifyBytes: NotifyTextBytes, ErrorBytes: ErrorTextBytes, SearchQueryChars: MaxSearchQuery,
+		NotifyBytes: NotifyTextBytes, ErrorBytes: ErrorTextBytes, SearchQueryChars: MaxSearchQuery, SearchLimit: toolsearch.DefaultLimit,
 		RandomBytes: MaxRandomBytes})
 	if err != nil {
 		return fmt.Errorf("jsbindings: encode limits: %w", err)

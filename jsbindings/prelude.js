@@ -117,7 +117,7 @@
 
   // Limits from install (Go's ScriptLimits); until then nothing is cut.
   let limits = { __proto__: null, outputBytes: Infinity, storeBytes: Infinity, notifyBytes: Infinity,
-    errorBytes: Infinity, searchQueryChars: Infinity, randomBytes: Infinity };
+    errorBytes: Infinity, searchQueryChars: Infinity, searchLimit: 0x7fffffff, randomBytes: Infinity };
 
   function codeAt(s, i) {
     return ReflectApply(charCodeAt, s, [i]);
@@ -604,7 +604,7 @@
     if (typeof query !== 'string' || ReflectApply(stringTrim, query, []) === '') {
       throw new TypeErrorCtor('searchTools expects a non-empty query string; got ' + kindOf(query));
     }
-    let n = limit === undefined ? 8 : NumberCtor(limit);
+    let n = limit === undefined ? limits.searchLimit : NumberCtor(limit);
     if (!isFiniteNumber(n) || n < 1) {
       throw new TypeErrorCtor('searchTools limit must be a positive number; got ' + StringCtor(limit));
     }

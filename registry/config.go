@@ -2,11 +2,13 @@ package registry
 
 import (
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/codemode-host/codemode-host/toolsearch"
 )
 
 // DefaultSearchLimit is how many tools tool_search returns when the model
 // gives no limit.
-const DefaultSearchLimit = 8
+const DefaultSearchLimit = toolsearch.DefaultLimit
 
 // DuplicatePolicy says what adding a trusted tool whose name is taken does.
 type DuplicatePolicy uint8

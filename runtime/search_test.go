@@ -52,10 +52,10 @@ func TestSearchToolsRanksAsToolSearchDoes(t *testing.T) {
 	for _, q := range qs.Queries {
 		queries = append(queries, q.Query)
 	}
-	const limit = 8
+	// Both sides' default limit (toolsearch.DefaultLimit), too.
 	var want [][]string
 	for _, q := range queries {
-		res, err := set.Search(q, limit)
+		res, err := set.Search(q, 0)
 		require.NoError(t, err, q)
 		idents := []string{}
 		for _, h := range res.Hits {
@@ -68,7 +68,7 @@ func TestSearchToolsRanksAsToolSearchDoes(t *testing.T) {
 	require.NoError(t, err)
 	rt := newRuntime(t)
 	res, err := rt.Run(context.Background(), CellRequest{Tools: defs, Caller: &echoCaller{},
-		Source: `return JSON.stringify(` + string(src) + `.map(q => searchTools(q, 8).map(t => t.name)))`})
+		Source: `return JSON.stringify(` + string(src) + `.map(q => searchTools(q).map(t => t.name)))`})
 	require.NoError(t, err)
 	require.Equal(t, protocol.StatusCompleted, res.Status, "%+v", res.Error)
 	require.NotNil(t, res.Returned)

@@ -36,6 +36,11 @@ const (
 	WeightNSText      = 0.4
 )
 
+// DefaultLimit is how many tools a search returns when its caller names
+// no limit: the registry's tool_search (registry.DefaultSearchLimit) and a
+// script's searchTools(query).
+const DefaultLimit = 8
+
 // maxSchemaDepth bounds how deep the schema walk reads.
 const maxSchemaDepth = 6
 
@@ -53,7 +58,9 @@ type Extra struct {
 
 // Tool is one tool to index.
 type Tool struct {
-	Def   protocol.ToolDef
+	// Def is what every side knows of the tool.
+	Def protocol.ToolDef
+	// Extra is what only the registry knows.
 	Extra Extra
 }
 

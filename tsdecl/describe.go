@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/toolsearch"
 )
 
 // ExecOptions tunes ExecDescription. The zero value uses the defaults.
@@ -25,8 +26,8 @@ type ExecOptions struct {
 	Namespaces map[string]string
 }
 
-// execIntro is the fixed part of the exec description. %YIELD% and
-// %TOKENS% are replaced.
+// execIntro is the fixed part of the exec description. %YIELD%,
+// %TOKENS% and %SEARCH% are replaced.
 const execIntro = "Run a JavaScript or TypeScript program (a cell) that calls tools. Use it to make many tool calls in one step — loop, filter and combine their results — and output only what matters.\n" +
 	"- The input is the program source. Top-level `await` works. TypeScript types are stripped, not checked. No `import`, `require`, `fetch`, `process`, file system or network: use tools for I/O.\n" +
 	"- " + stdlibSummary + "\n" +
@@ -35,7 +36,7 @@ const execIntro = "Run a JavaScript or TypeScript program (a cell) that calls to
 	"- Output, in order: `text(value)`, `console.log/info/warn/error(...)`, `image(dataUrlOrMcpImage, detail?)`, and a top-level `return value` (JSON, last). `notify(text)` sends progress at once. Output over %TOKENS% tokens is cut in the middle, so print only what you need.\n" +
 	"- `store(key, value)` / `load(key)` keep JSON values across cells of this session. `setTimeout(fn, ms)` / `clearTimeout(id)` work, but pending timers do not keep a cell alive: await a promise to wait.\n" +
 	"- A cell still running after %YIELD% returns its output so far and its cell ID, and keeps running: call `wait` with that ID. A first line `" + PragmaLine + "` sets the cell's own yield time. `yield_control()` returns the output so far at once; `exit()` ends the cell successfully.\n" +
-	"- `ALL_TOOLS` lists every tool you can call as `{ name, description, declaration }`; `searchTools(query, limit = 8)` returns the best matches."
+	"- `ALL_TOOLS` lists every tool you can call as `{ name, description, declaration }`; `searchTools(query, limit = %SEARCH%)` returns the best matches."
 
 const toolErrorCodes = protocol.CodeToolFailed + ", " + protocol.CodeInvalidArguments + ", " +
 	protocol.CodeUnknownTool + ", " + protocol.CodeDenied + ", " + protocol.CodeLimitExceeded + ", …"
@@ -60,6 +61,7 @@ func (e ExecOptions) ExecDescription(defs []protocol.ToolDef) string {
 	b.WriteString(strings.NewReplacer(
 		"%YIELD%", duration(yield),
 		"%TOKENS%", strconv.FormatUint(uint64(limits.OutputTokens), 10),
+		"%SEARCH%", strconv.Itoa(toolsearch.DefaultLimit),
 	).Replace(execIntro))
 
 	var declared, deferred []protocol.ToolDef

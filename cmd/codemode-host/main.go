@@ -4,6 +4,7 @@
 //
 //	codemode-host run SCRIPT [--tools FILE] [--json] [--timeout DUR] [--trace]
 //	codemode-host stdio
+//	codemode-host codex-host [--listen stdio]
 //	codemode-host version
 //
 // run exits 0 when the cell completed, 1 when it failed or timed out, 2
@@ -46,6 +47,9 @@ func main() {
 	if launch.Launched() {
 		os.Exit(servePlugin())
 	}
+	if startedAsCodexHost(os.Args) {
+		os.Exit(execute([]string{"codex-host"}))
+	}
 	os.Exit(execute(os.Args[1:]))
 }
 
@@ -76,6 +80,6 @@ func newRootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
-	root.AddCommand(newRunCmd(), newStdioCmd(), newTypesCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newStdioCmd(), newCodexHostCmd(), newTypesCmd(), newVersionCmd())
 	return root
 }

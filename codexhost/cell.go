@@ -1,0 +1,292 @@
+package codexhost
+
+import (
+	"encoding/json"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/runtime"
+)
+
+// Origin is the script name in a cell's stack traces (Codex's host runs
+// the source as the ES module exec_main.mjs).
+const Origin = "exec_main.mjs"
+
+// cell is one execute's cell. Its fields are guarded by the server's mu;
+// it is the runtime.Events of its runtime cell.
+type cell struct {
+	s          *server
+	sess       *session
+	id         string
+	toolCallID string
+	tools      map[string]toolDef // by the name the runtime reports (the wire name)
+	rc         *runtime.Cell
+
+	items   []protocol.Item // made since the last observation answered
+	obs     *observer       // the execute or wait observing the cell
+	result  *runtime.Result // once the runtime cell ended
+	unacked int             // notifications not yet delivered
+	calls   int             // tool calls so far (runtime_tool_call_id tool-N)
+	gone    bool            // finished, terminated or shut down: no longer in its session
+}
+
+// observer is an execute or wait awaiting the cell.
+type observer struct {
+	id        int64
+	execute   bool
+	c         *cell
+	start     time.Time
+	maxTokens int
+	timer     *time.Timer
+}
+
+// execute starts a cell. Caller holds s.mu.
+func (s *server) execute(sess *session, r *request) {
+	e := r.Execute
+	sess.nextCell++
+	c := &cell{s: s, sess: sess, id: strconv.Itoa(sess.nextCell), toolCallID: e.ToolCallID, tools: map[string]toolDef{}}
+	var defs []protocol.ToolDef
+	for _, t := range e.EnabledTools {
+		if _, dup := c.tools[t.Name]; dup {
+			continue
+		}
+		c.tools[t.Name] = t
+		// The wire name is the JS identifier (tools.<name>); the
+		// runtime reports calls by it and tool_name goes back as sent.
+		defs = append(defs, protocol.ToolDef{Name: t.Name, Description: t.Description, Kind: protocol.ToolKind(t.Kind),
+			InputSchema: t.InputSchema, OutputSchema: t.OutputSchema})
+	}
+	maxTokens := 0
+	if e.MaxOutputTokens != nil {
+		maxTokens = int(min(*e.MaxOutputTokens, 1<<31))
+	}
+	if msg := moduleError(e.Source); msg != "" {
+		sess.cells[c.id] = c
+		s.respond(r.ID, ok(startedValue{Type: "execution/started", CellID: c.id}))
+		c.result = &runtime.Result{CellID: c.id, Status: protocol.StatusFailed, Error: &protocol.ErrorInfo{Name: "SyntaxError", Message: msg}}
+		c.observe(r.ID, true, sess.yieldFor(e.YieldTimeMS), maxTokens)
+		return
+	}
+	lim := s.cfg.Limits
+	if sess.heapMiB > 0 {
+		lim.HeapMiB = min(lim.WithDefaults().HeapMiB, sess.heapMiB)
+	}
+	rc, err := s.rt.Prepare(runtime.CellRequest{ID: c.id, SessionID: sess.id, Source: prelude + e.Source, Origin: Origin,
+		Tools: defs, Events: c, Limits: lim, NoTokenBudget: true, Store: maps.Clone(sess.store)})
+	if err != nil {
+		sess.nextCell--
+		s.respond(r.ID, fail(strings.TrimPrefix(err.Error(), "runtime: ")))
+		return
+	}
+	c.rc = rc
+	sess.cells[c.id] = c
+	s.respond(r.ID, ok(startedValue{Type: "execution/started", CellID: c.id}))
+	c.observe(r.ID, true, sess.yieldFor(e.YieldTimeMS), maxTokens)
+	if err := rc.Start(); err != nil {
+		c.result = &runtime.Result{CellID: c.id, Status: protocol.StatusFailed, Error: &protocol.ErrorInfo{Name: "Error", Message: err.Error()}}
+		c.finishLocked()
+	}
+}
+
+// observe makes request id the cell's observer for d. Caller holds s.mu.
+func (c *cell) observe(id int64, execute bool, d time.Duration, maxTokens int) {
+	o := &observer{id: id, execute: execute, c: c, start: time.Now(), maxTokens: maxTokens}
+	c.obs = o
+	c.s.observers[id] = o
+	o.timer = time.AfterFunc(d, func() {
+		c.s.mu.Lock()
+		defer c.s.mu.Unlock()
+		if c.obs == o {
+			c.yieldLocked()
+		}
+	})
+	c.finishLocked()
+}
+
+// end detaches the observer from its cell. Caller holds s.mu.
+func (o *observer) end() {
+	o.timer.Stop()
+	delete(o.c.s.observers, o.id)
+	if o.c.obs == o {
+		o.c.obs = nil
+	}
+}
+
+// reply answers the observer with a runtime response. A response over
+// the frame cap becomes an error result for the request, as in Codex's
+// host. Caller holds s.mu.
+func (o *observer) reply(variant string, body any) {
+	var m any
+	resp := map[string]any{variant: body}
+	if o.execute {
+		m = idMsg{Type: "execute/initialResponse", ID: o.id, Result: ok(resp)}
+	} else {
+		m = idMsg{Type: "operation/response", ID: o.id, Result: ok(waitValue{Type: "wait/completed", Outcome: map[string]any{"LiveCell": resp}})}
+	}
+	if err := o.c.s.w.send(m); err != nil {
+		what := "wait response"
+		t := "operation/response"
+		if o.execute {
+			what, t = "initial response", "execute/initialResponse"
+		}
+		o.c.s.send(idMsg{Type: t, ID: o.id, Result: fail("code-mode " + what + " exceeds the IPC frame limit: " + err.Error())})
+	}
+}
+
+// take returns the output since the last observation, as content items.
+func (c *cell) take() []contentItem {
+	items := contentItems(c.items)
+	c.items = nil
+	return items
+}
+
+// yieldLocked answers the observer with Yielded. Caller holds s.mu.
+func (c *cell) yieldLocked() {
+	o := c.obs
+	if o == nil || c.gone {
+		return
+	}
+	o.end()
+	o.reply("Yielded", liveBody{CellID: c.id, ContentItems: c.take(), DurationNS: int64(time.Since(o.start))})
+}
+
+// finishLocked sends the final result once the cell ended, its
+// notifications were delivered and someone observes it; then
+// cell/closed. Caller holds s.mu.
+func (c *cell) finishLocked() {
+	if c.result == nil || c.unacked > 0 || c.obs == nil || c.gone {
+		return
+	}
+	o := c.obs
+	o.end()
+	items := c.items
+	c.items = nil
+	errText := errorText(c.result.Error)
+	if c.sess.truncation == "server" {
+		if errText != nil {
+			items = append(items, protocol.Item{Type: "text", Text: "Script error:\n" + *errText})
+		}
+		tokens := o.maxTokens
+		if tokens <= 0 {
+			tokens = DefaultMaxOutputTokens
+		}
+		items = truncateItems(items, tokens)
+	}
+	o.reply("Result", resultBody{CellID: c.id, ContentItems: contentItems(items), ErrorText: errText, DurationNS: int64(time.Since(o.start))})
+	c.remove()
+	c.s.send(closedMsg{Type: "cell/closed", SessionID: c.sess.id, CellID: c.id})
+}
+
+// remove takes the cell out of its session. Caller holds s.mu.
+func (c *cell) remove() {
+	c.gone = true
+	if c.sess.cells[c.id] == c {
+		delete(c.sess.cells, c.id)
+	}
+	for id, d := range c.s.delegates {
+		if d.c == c && d.call == nil {
+			delete(c.s.delegates, id)
+		}
+	}
+}
+
+// stopLocked terminates the cell for session/terminate or
+// session/shutdown: delegate/cancel for its pending tool calls, a
+// Terminated answer to its observer, then the runtime cell is stopped.
+// Caller holds s.mu; the caller sends cell/closed.
+func (c *cell) stopLocked() {
+	c.s.cancelDelegates(c)
+	if o := c.obs; o != nil {
+		o.end()
+		o.reply("Terminated", liveBody{CellID: c.id, ContentItems: c.take(), DurationNS: int64(time.Since(o.start))})
+	}
+	c.remove()
+	if c.rc != nil {
+		c.rc.Terminate()
+	}
+}
+
+// Turn implements runtime.Events.
+func (c *cell) Turn() {}
+
+// Output implements runtime.Events.
+func (c *cell) Output(it protocol.Item) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	if !c.gone {
+		c.items = append(c.items, it)
+	}
+}
+
+// Notify implements runtime.Events: a notification/send delegate; the
+// cell's result waits until every notification was delivered.
+func (c *cell) Notify(text string) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	if c.gone {
+		return
+	}
+	id := c.s.newDelegate(c, nil)
+	c.unacked++
+	c.s.send(delegateMsg{Type: "delegate/request", ID: id, SessionID: c.sess.id,
+		Request: notificationSend{Type: "notification/send", CallID: c.toolCallID, CellID: c.id, Text: text}})
+}
+
+// Yield implements runtime.Events: yield_control() answers the observer.
+func (c *cell) Yield() {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.yieldLocked()
+}
+
+// ToolCall implements runtime.Events: a tool/invoke delegate.
+func (c *cell) ToolCall(call *runtime.ToolCall) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	if c.gone {
+		call.Answer(nil, &protocol.ToolError{Code: protocol.CodeToolFailed, Tool: call.Name, Message: "the cell was terminated"})
+		return
+	}
+	c.calls++
+	t := c.tools[call.Name]
+	name := t.ToolName
+	if name.Name == "" {
+		name.Name = call.Name
+	}
+	kind := t.Kind
+	if kind == "" {
+		kind = string(call.Kind)
+	}
+	input := json.RawMessage(call.Input)
+	if len(input) == 0 {
+		input = json.RawMessage("null")
+	}
+	id := c.s.newDelegate(c, call)
+	m := delegateMsg{Type: "delegate/request", ID: id, SessionID: c.sess.id, Request: toolInvoke{Type: "tool/invoke",
+		Invocation: invocation{CellID: c.id, RuntimeToolCallID: "tool-" + strconv.Itoa(c.calls), ToolName: name, ToolKind: kind, Input: input}}}
+	if err := c.s.w.send(m); err != nil {
+		delete(c.s.delegates, id)
+		call.Answer(nil, &protocol.ToolError{Code: protocol.CodeLimitExceeded, Tool: call.Name, Message: err.Error()})
+	}
+}
+
+// Result implements runtime.Events: the cell ended. Store writes are
+// committed when it completed or failed.
+func (c *cell) Result(res runtime.Result) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	if c.gone {
+		return
+	}
+	if res.Status == protocol.StatusCompleted || res.Status == protocol.StatusFailed {
+		for k, v := range res.StoreWrites {
+			c.sess.store[k] = v
+		}
+	}
+	c.s.cancelDelegates(c)
+	c.result = &res
+	c.finishLocked()
+}

@@ -1,0 +1,129 @@
+package codexhost
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/codemode-host/codemode-host/protocol"
+)
+
+// DefaultMaxOutputTokens is the output budget of a result when the
+// execute names no max_output_tokens (Codex: 10,000 tokens of 4 bytes).
+const DefaultMaxOutputTokens = 10_000
+
+// contentItems converts output items to WireContentItems: text (console
+// output included) is input_text, an image input_image with detail
+// "high" when it names none.
+func contentItems(items []protocol.Item) []contentItem {
+	out := make([]contentItem, 0, len(items))
+	for _, it := range items {
+		if it.Type == "image" {
+			d := it.Detail
+			if d == "" {
+				d = "high"
+			}
+			out = append(out, contentItem{Type: "input_image", ImageURL: it.ImageURL, Detail: d})
+			continue
+		}
+		out = append(out, contentItem{Type: "input_text", Text: it.Text})
+	}
+	return out
+}
+
+// stackPos finds line-1 positions in the cell's stack traces, which the
+// prelude shifted.
+var stackPos = regexp.MustCompile(regexp.QuoteMeta(Origin) + `:1:(\d+)`)
+
+// errorText is Codex's error_text: the error's stack when it has one,
+// else its value as a string; nil when the cell completed.
+func errorText(e *protocol.ErrorInfo) *string {
+	if e == nil {
+		return nil
+	}
+	var s string
+	switch {
+	case e.Stack != "":
+		s = stackPos.ReplaceAllStringFunc(e.Stack, func(m string) string {
+			n, _ := strconv.Atoi(m[len(Origin)+3:])
+			return Origin + ":1:" + strconv.Itoa(max(1, n-len(prelude)))
+		})
+	case e.Name == "Error" && strings.HasPrefix(e.Message, "Uncaught "):
+		s = strings.TrimPrefix(e.Message, "Uncaught ")
+	default:
+		s = e.Name + ": " + e.Message
+	}
+	return &s
+}
+
+// truncateItems applies Codex's server-side budget: when the text of the
+// items is over tokens (4 bytes each), it becomes one input_text that
+// keeps its head and tail, with a header that says how much there was;
+// images stay as items, after it.
+func truncateItems(items []protocol.Item, tokens int) []protocol.Item {
+	var texts []string
+	var images []protocol.Item
+	for _, it := range items {
+		if it.Type == "image" {
+			images = append(images, it)
+		} else {
+			texts = append(texts, it.Text)
+		}
+	}
+	all := strings.Join(texts, "\n")
+	total := (len(all) + 3) / 4
+	if total <= tokens {
+		return items
+	}
+	half := tokens * 4 / 2
+	h := half
+	for h > 0 && !utf8.RuneStart(all[h]) {
+		h--
+	}
+	head := all[:h]
+	tailStart := len(all) - half
+	for tailStart < len(all) && !utf8.RuneStart(all[tailStart]) {
+		tailStart++
+	}
+	text := fmt.Sprintf("Warning: truncated output (original token count: %d)\nTotal output lines: %d\n\n%s…%d tokens truncated…%s",
+		total, strings.Count(all, "\n")+1, head, total-tokens, all[tailStart:])
+	return append([]protocol.Item{{Type: "text", Text: text}}, images...)
+}
+
+// moduleError is the SyntaxError Codex's host reports for a source that
+// is valid in our async wrapper but not as an ES module: a top-level
+// return. Only sources that mention return are parsed.
+func moduleError(src string) string {
+	if !strings.Contains(src, "return") {
+		return ""
+	}
+	r := api.Transform(src+"\n;export {}", api.TransformOptions{Format: api.FormatESModule, Loader: api.LoaderJS})
+	for _, e := range r.Errors {
+		if strings.Contains(e.Text, "Top-level return") {
+			return "Illegal return statement"
+		}
+	}
+	return ""
+}
+
+// prelude defines the globals a Codex cell has and ours lacks (content,
+// as_settled, stream_settled). It runs first in the cell, on the source's
+// first line, so no line number moves; errorText takes its length out of
+// line-1 columns.
+const prelude = `;(()=>{const g=globalThis,def=(n,f)=>Object.defineProperty(g,n,{value:f,writable:true,enumerable:false,configurable:true});` +
+	`const emitBlock=(v)=>{if(typeof v==="string")return text(v);if(v&&typeof v==="object"){` +
+	`if((v.type==="text"||v.type==="input_text")&&typeof v.text==="string")return text(v.text);` +
+	`if(v.type==="image"||v.type==="input_image"||typeof v.image_url==="string")return image(v);}return text(v);};` +
+	`def("content",function content(value){const it=typeof value==="string"?undefined:value?.[Symbol.iterator];` +
+	`if(typeof it!=="function")return emitBlock(value);for(const v of value)emitBlock(v);});` +
+	`def("as_settled",function as_settled(promises){let ready=[],pending=0,wake,closed=false;` +
+	`const settle=(r)=>{pending--;if(closed)return;ready.push(r);if(wake){const w=wake;wake=undefined;w();}};` +
+	`for(const p of Array.from(promises)){pending++;Promise.resolve(p).then((value)=>settle({status:"fulfilled",value}),(reason)=>settle({status:"rejected",reason}));}` +
+	`return{[Symbol.asyncIterator](){return this;},async next(){while(ready.length===0){if(pending===0||closed)return{done:true,value:undefined};` +
+	`await new Promise((r)=>{wake=r;});}return{done:false,value:ready.shift()};},async return(){closed=true;ready=[];return{done:true,value:undefined};}};});` +
+	`def("stream_settled",async function stream_settled(promises,emit){if(typeof emit!=="function")throw new TypeError("stream_settled requires an emit function");` +
+	`for await(const r of as_settled(promises))await emit(r);});})();`

@@ -2,6 +2,7 @@ package hostserver
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 	"time"
 
@@ -130,5 +131,14 @@ func TestMalformedPragmaIsRefusedWithItsProblem(t *testing.T) {
 		e := expect[*protocol.ErrorReply](p)
 		assert.Equal(t, protocol.ErrCodeBadField, e.Code, src)
 		assert.Contains(t, e.Message, want, src)
+	}
+}
+
+func TestAHugeYieldTimeDoesNotWrap(t *testing.T) {
+	assert.Equal(t, 10*time.Second, yieldTime(0))
+	assert.Equal(t, 50*time.Millisecond, yieldTime(50))
+	longest := time.Duration(math.MaxInt64 / int64(time.Millisecond) * int64(time.Millisecond))
+	for _, ms := range []uint64{1e13, 1e15, 1<<53 - 1, math.MaxUint64} {
+		assert.Equal(t, longest, yieldTime(ms), "%d ms", ms)
 	}
 }

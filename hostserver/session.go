@@ -196,11 +196,14 @@ func (s *server) exec(m *protocol.Exec) {
 	}
 }
 
+// yieldTime is a request's (or pragma's) yield_ms as a duration: 0 is
+// DefaultYieldMS, and a value past what a Duration holds (the pragma takes
+// up to 2^53-1 ms) is the longest one rather than a wrapped one.
 func yieldTime(ms uint64) time.Duration {
 	if ms == 0 {
 		ms = protocol.DefaultYieldMS
 	}
-	return time.Duration(ms) * time.Millisecond
+	return time.Duration(min(ms, uint64(math.MaxInt64/int64(time.Millisecond)))) * time.Millisecond
 }
 
 // lookupCell finds a live cell or replies with the right error.

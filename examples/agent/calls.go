@@ -124,7 +124,10 @@ func (c *conversation) yield(ms uint64) time.Duration {
 	if ms == 0 {
 		return c.a.cfg.Yield
 	}
-	return min(time.Duration(ms)*time.Millisecond, MaxYield)
+	if ms >= uint64(MaxYield/time.Millisecond) {
+		return MaxYield // before multiplying: a huge ms would wrap
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 // dispatch runs a direct tool call (tool_search included) through the

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,4 +27,13 @@ func TestAFunctionToolKeepsItsPropertyOrder(t *testing.T) {
 	b, err = json.Marshal(toolParam("t", registry.ModelTool{Name: registry.Plain("t"), Kind: protocol.KindFunction}))
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"parameters":{"type":"object"}`, "no schema: an object")
+}
+
+func TestAModelsYieldIsCappedWithoutWrapping(t *testing.T) {
+	c := &conversation{a: &Agent{cfg: Config{}.withDefaults()}}
+	assert.Equal(t, DefaultYield, c.yield(0))
+	assert.Equal(t, 1500*time.Millisecond, c.yield(1500))
+	for _, ms := range []uint64{uint64(MaxYield / time.Millisecond), 1 << 53, 1 << 63, math.MaxUint64} {
+		assert.Equal(t, MaxYield, c.yield(ms), "%d ms", ms)
+	}
 }

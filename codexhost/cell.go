@@ -66,7 +66,7 @@ func (s *server) execute(sess *session, r *request) {
 	if msg := moduleError(e.Source); msg != "" {
 		sess.cells[c.id] = c
 		s.respond(r.ID, ok(startedValue{Type: "execution/started", CellID: c.id}))
-		c.result = &runtime.Result{CellID: c.id, Status: protocol.StatusFailed, Error: &protocol.ErrorInfo{Name: "SyntaxError", Message: msg}}
+		c.result = &runtime.Result{CellID: c.id, Status: protocol.StatusFailed, Error: &protocol.ErrorInfo{Name: "SyntaxError", Message: msg, Stack: msg}}
 		c.observe(r.ID, true, sess.yieldFor(e.YieldTimeMS), maxTokens)
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -47,8 +48,18 @@ func errorText(e *protocol.ErrorInfo) *string {
 	}
 	var s string
 	switch {
+	case e.Name == "Error" && e.Message == "Not supported":
+		// V8's words for a dynamic import(), which no cell may make.
+		s = "unsupported import in exec"
 	case e.Stack != "":
-		s = stackPos.ReplaceAllStringFunc(e.Stack, func(m string) string {
+		lines := strings.Split(e.Stack, "\n")
+		kept := lines[:0]
+		for _, l := range lines {
+			if !strings.Contains(l, "(codemode:") && !strings.HasPrefix(strings.TrimSpace(l), "at codemode:") {
+				kept = append(kept, l) // our bindings' frames are not the script's
+			}
+		}
+		s = stackPos.ReplaceAllStringFunc(strings.Join(kept, "\n"), func(m string) string {
 			n, _ := strconv.Atoi(m[len(Origin)+3:])
 			return Origin + ":1:" + strconv.Itoa(max(1, n-len(prelude)))
 		})
@@ -94,17 +105,34 @@ func truncateItems(items []protocol.Item, tokens int) []protocol.Item {
 	return append([]protocol.Item{{Type: "text", Text: text}}, images...)
 }
 
-// moduleError is the SyntaxError Codex's host reports for a source that
-// is valid in our async wrapper but not as an ES module: a top-level
-// return. Only sources that mention return are parsed.
+// moduleError is the error_text Codex's host reports for a source that
+// our async wrapper would run but an ES module may not: a top-level
+// return, or a static import. Only sources that mention one are parsed.
 func moduleError(src string) string {
-	if !strings.Contains(src, "return") {
-		return ""
+	if strings.Contains(src, "return") {
+		r := api.Transform(src+"\n;export {}", api.TransformOptions{Format: api.FormatESModule, Loader: api.LoaderJS})
+		for _, e := range r.Errors {
+			if strings.Contains(e.Text, "Top-level return") {
+				return "SyntaxError: Illegal return statement"
+			}
+		}
 	}
-	r := api.Transform(src+"\n;export {}", api.TransformOptions{Format: api.FormatESModule, Loader: api.LoaderJS})
-	for _, e := range r.Errors {
-		if strings.Contains(e.Text, "Top-level return") {
-			return "Illegal return statement"
+	if strings.Contains(src, "import") {
+		var mu sync.Mutex
+		first := ""
+		api.Build(api.BuildOptions{Stdin: &api.StdinOptions{Contents: src, Loader: api.LoaderJS}, Bundle: true, Write: false,
+			Format: api.FormatESModule, LogLevel: api.LogLevelSilent, Plugins: []api.Plugin{{Name: "imports", Setup: func(b api.PluginBuild) {
+				b.OnResolve(api.OnResolveOptions{Filter: ".*"}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+					mu.Lock()
+					if a.Kind == api.ResolveJSImportStatement && first == "" {
+						first = a.Path
+					}
+					mu.Unlock()
+					return api.OnResolveResult{Path: a.Path, External: true}, nil
+				})
+			}}}})
+		if first != "" {
+			return "Unsupported import in exec: " + first
 		}
 	}
 	return ""

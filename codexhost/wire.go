@@ -108,6 +108,9 @@ func expected(names []string) string {
 	return "expected one of " + strings.Join(q, ", ")
 }
 
+// tagKeys are the tags of the internally tagged enums.
+var tagKeys = []string{"type", "method", "status"}
+
 // object splits a JSON object into its fields, checking them against
 // the allowed names (tag included) and the required ones.
 func object(raw json.RawMessage, allowed, required []string) (map[string]json.RawMessage, error) {
@@ -117,11 +120,15 @@ func object(raw json.RawMessage, allowed, required []string) (map[string]json.Ra
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, jsonError(err)
+		return nil, jsonError(raw, err)
 	}
 	for k := range m {
 		if !contains(allowed, k) {
-			return nil, fmt.Errorf("unknown field `%s`, %s", k, expected(allowed))
+			names := allowed
+			if len(names) > 0 && contains(tagKeys, names[0]) {
+				names = names[1:] // serde does not list an enum's tag
+			}
+			return nil, fmt.Errorf("unknown field `%s`, %s", k, expected(names))
 		}
 	}
 	for _, k := range required {
@@ -171,14 +178,51 @@ func typeError(raw json.RawMessage, want string) error {
 
 // jsonError turns encoding/json's syntax error into serde's wording
 // where they agree on the cause.
-func jsonError(err error) error {
+func jsonError(b []byte, err error) error {
 	if se, ok := err.(*json.SyntaxError); ok {
+		line, col := lineCol(b, int(se.Offset))
 		if strings.Contains(se.Error(), "unexpected end") {
-			return fmt.Errorf("EOF while parsing a value at offset %d", se.Offset)
+			return fmt.Errorf("EOF while parsing a value at line %d column %d", line, col)
 		}
-		return fmt.Errorf("%s at offset %d", se.Error(), se.Offset)
+		return fmt.Errorf("%s at line %d column %d", se.Error(), line, col)
 	}
 	return err
+}
+
+// lineCol is serde_json's 1-based line and column of byte offset off.
+func lineCol(b []byte, off int) (int, int) {
+	off = min(off, len(b))
+	nl := bytes.LastIndexByte(b[:off], '\n')
+	return bytes.Count(b[:off], []byte("\n")) + 1, off - nl - 1
+}
+
+// afterTopValue is the offset just past the value of the top-level key
+// (for an array, its first element): where serde_json reports an error in
+// an enum's tag.
+func afterTopValue(b []byte, key string) int {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	t, err := dec.Token()
+	if err != nil {
+		return 0
+	}
+	if t == json.Delim('[') {
+		_, _ = dec.Token()
+		return int(dec.InputOffset())
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return 0
+		}
+		if k == key {
+			return int(dec.InputOffset())
+		}
+	}
+	return 0
 }
 
 // str decodes a required string field.
@@ -205,12 +249,13 @@ func ident(raw json.RawMessage) (string, error) {
 // i64 decodes a RequestId.
 func i64(raw json.RawMessage) (int64, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || !(raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') || bytes.ContainsAny(raw, ".eE") {
-		if len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
-			// serde_json reads 1.5 as a float; Codex's host printed "map"
-			// for it (its id type is a newtype); keep the float wording.
-			return 0, typeError(raw, "i64")
-		}
+	isNum := len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
+	if isNum && bytes.ContainsAny(raw, ".eE") {
+		// Codex's host buffers the tagged enum, and a buffered float
+		// id reaches serde as a map: its words for 1.5.
+		return 0, fmt.Errorf("invalid type: map, expected i64")
+	}
+	if !isNum {
 		return 0, typeError(raw, "i64")
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
@@ -259,23 +304,33 @@ func decode(frame []byte) (*message, error) {
 	}
 	if b[0] != '{' {
 		if !json.Valid(b) {
-			return nil, fmt.Errorf("expected value at line 1 column 1")
+			var v any
+			return nil, jsonError(frame, json.Unmarshal(frame, &v))
 		}
 		if b[0] == '[' {
 			var arr []json.RawMessage
 			_ = json.Unmarshal(b, &arr)
 			if len(arr) > 0 {
-				return nil, typeError(arr[0], "variant identifier")
+				line, col := lineCol(frame, afterTopValue(frame, ""))
+				return nil, fmt.Errorf("%w at line %d column %d", typeError(arr[0], "variant identifier"), line, col)
 			}
 		}
 		return nil, typeError(b, "internally tagged enum ClientToHost")
 	}
+	if !json.Valid(b) {
+		var v any
+		return nil, jsonError(frame, json.Unmarshal(frame, &v))
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(b, &top); err != nil {
-		return nil, jsonError(err)
+		return nil, jsonError(frame, err)
 	}
 	t, err := tag(top, "type", clientTypes)
 	if err != nil {
+		if _, ok := top["type"]; ok {
+			line, col := lineCol(frame, afterTopValue(frame, "type"))
+			return nil, fmt.Errorf("%w at line %d column %d", err, line, col)
+		}
 		return nil, err
 	}
 	msg := &message{Type: t}

@@ -82,12 +82,16 @@ type ExecInput struct {
 // ExecArgs decodes the input of a call of exec: the source string of a
 // freeform call, or the {code, yield_ms} object of a function call. Use
 // it in Config.Exec (or wherever the agent runs exec) so the handler
-// works with either ExecShape.
+// works with either ExecShape. A program that is empty or only white
+// space is an error in either shape.
 func ExecArgs(call Call) (ExecInput, error) {
 	if call.Kind == protocol.KindFreeform {
 		var src string
 		if err := json.Unmarshal(call.Input, &src); err != nil {
 			return ExecInput{}, fmt.Errorf("registry: the input of exec is not a JSON string: %w", err)
+		}
+		if strings.TrimSpace(src) == "" {
+			return ExecInput{}, fmt.Errorf("registry: exec needs a program to run; got an empty one")
 		}
 		return ExecInput{Code: src}, nil
 	}

@@ -83,6 +83,8 @@ func TestExecArgsNameTheProblem(t *testing.T) {
 	assert.ErrorContains(t, err, "are not {\"code\": string")
 	_, err = registry.ExecArgs(registry.Call{Kind: protocol.KindFreeform, Input: json.RawMessage(`{}`)})
 	assert.ErrorContains(t, err, "not a JSON string")
+	_, err = registry.ExecArgs(registry.Call{Kind: protocol.KindFreeform, Input: registry.FreeformInput(" \n")})
+	assert.ErrorContains(t, err, "exec needs a program to run; got an empty one")
 }
 
 func TestParseExecShape(t *testing.T) {

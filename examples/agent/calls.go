@@ -52,9 +52,6 @@ func (c *conversation) exec(ctx context.Context, set *registry.ToolSet, mc model
 		call = registry.Call{Kind: protocol.KindFreeform, Input: registry.FreeformInput(mc.input)}
 	}
 	args, err := registry.ExecArgs(call)
-	if err == nil && strings.TrimSpace(args.Code) == "" {
-		err = fmt.Errorf("exec needs a program to run; got an empty one")
-	}
 	var pragma protocol.Pragma
 	if err == nil {
 		pragma, err = protocol.ParsePragma(args.Code)

@@ -44,25 +44,25 @@ func newTransport(cfg *ServerConfig, log hclog.Logger, l *listing) (sdk.Transpor
 
 // httpClient is cfg.HTTPClient, adding cfg.Headers to every request.
 func httpClient(cfg *ServerConfig) *http.Client {
-	c := cfg.HTTPClient
 	if len(cfg.Headers) == 0 {
-		return c
+		return cfg.HTTPClient
 	}
-	if c == nil {
-		c = http.DefaultClient
-	}
-	with := *c
-	base := c.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	with.Transport = headerTransport{base: base, headers: cfg.Headers}
-	return &with
+	return wrapTransport(cfg.HTTPClient, func(base http.RoundTripper) http.RoundTripper {
+		return headerTransport{base: base, headers: cfg.Headers}
+	})
 }
 
 // recordingClient is c (nil: the default client) recording the tools/list
 // results it receives in l.
 func recordingClient(c *http.Client, l *listing) *http.Client {
+	return wrapTransport(c, func(base http.RoundTripper) http.RoundTripper {
+		return recordingRoundTripper{base: base, listing: l}
+	})
+}
+
+// wrapTransport is a copy of c (nil: the default client) whose transport
+// (nil: the default one) is wrapped by wrap.
+func wrapTransport(c *http.Client, wrap func(http.RoundTripper) http.RoundTripper) *http.Client {
 	if c == nil {
 		c = http.DefaultClient
 	}
@@ -71,7 +71,7 @@ func recordingClient(c *http.Client, l *listing) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	with.Transport = recordingRoundTripper{base: base, listing: l}
+	with.Transport = wrap(base)
 	return &with
 }
 

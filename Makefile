@@ -5,7 +5,7 @@ BIN     := bin/codemode-host
 # Packages with no cgo hot path run under the race detector too; the V8
 # packages (runtime, jsbindings, cmd, internal/v8shim) are cgo-heavy and
 # are tested without it.
-RACE_PKGS := ./protocol/... ./registry/... ./bridge/... ./internal/bm25/... ./tsdecl/... ./launch/... ./cmd/codemode-host/internal/fixture/... ./internal/nbpipe/... ./internal/wellformed/... ./internal/pipeconn/... ./internal/codexbin/... ./codexhost/codexpb/...
+RACE_PKGS := ./protocol/... ./registry/... ./bridge/... ./internal/bm25/... ./toolsearch/... ./render/... ./tsdecl/... ./launch/... ./cmd/codemode-host/internal/fixture/... ./internal/nbpipe/... ./internal/wellformed/... ./internal/pipeconn/... ./internal/codexbin/... ./codexhost/codexpb/...
 FUZZTIME ?= 5m
 
 .PHONY: help setup build run test lint bench fuzz soak clean proto

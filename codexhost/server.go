@@ -105,7 +105,15 @@ func Serve(in io.Reader, out io.Writer, cfg Config) error {
 	s := &server{cfg: cfg, rt: cfg.Runtime, log: cfg.Logger, w: newWriter(out),
 		seen: map[int64]bool{}, sessions: map[string]*session{}, used: map[string]bool{},
 		delegates: map[int64]*delegate{}, observers: map[int64]*observer{}}
-	defer s.w.close()
+	own := s.rt == nil
+	defer func() {
+		s.w.close() // first: nothing the cells report while they stop is sent
+		if own && s.rt != nil {
+			// Close terminates the cells still running, as Codex's
+			// host drops them when its input ends.
+			s.rt.Close()
+		}
+	}()
 	r := bufio.NewReaderSize(in, 64<<10)
 	if err := s.handshake(r); err != nil {
 		if errors.Is(err, errRejected) || errors.Is(err, errCleanEOF) {
@@ -113,10 +121,8 @@ func Serve(in io.Reader, out io.Writer, cfg Config) error {
 		}
 		return err
 	}
-	if s.rt == nil {
+	if own {
 		s.rt = runtime.New(cfg.RuntimeConfig)
-		// Cells still running are abandoned with the process, as
-		// Codex's host does on end of input.
 	}
 	for {
 		frame, err := readFrame(r)

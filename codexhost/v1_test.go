@@ -83,11 +83,19 @@ type peer struct {
 	done   chan struct{}
 }
 
-// startPeer starts bin with args; name, when set, is the argv[0] it sees
-// (the binary is linked under it).
+// startPeer starts bin with args.
 func startPeer(t *testing.T, bin string, args ...string) *peer {
 	t.Helper()
-	p := &peer{cmd: exec.Command(bin, args...), wake: make(chan struct{}, 1), done: make(chan struct{})}
+	return startCmd(t, exec.Command(bin, args...), nil)
+}
+
+// startCmd starts cmd, with env added to this process's environment.
+func startCmd(t *testing.T, cmd *exec.Cmd, env []string) *peer {
+	t.Helper()
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	p := &peer{cmd: cmd, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	p.cmd.Stderr = &p.stderr
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {

@@ -1,0 +1,170 @@
+package codexhost_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/codemode-host/codemode-host/internal/testhost"
+)
+
+// session is a v1 connection with one open session, for the tests that
+// run single cells.
+type session struct {
+	t *testing.T
+	p *peer
+	n int // frames seen
+}
+
+func openSession(t *testing.T, env []string, open map[string]any) *session {
+	t.Helper()
+	p := startPeerEnv(t, env, testhost.Bin(t), "codex-host")
+	s := &session{t: t, p: p}
+	s.send(map[string]any{"type": "connection/hello", "supportedVersions": []int{1}, "requiredCapabilities": []string{},
+		"optionalCapabilities": []string{"session-cell-execution-resource-limits"}})
+	s.next()
+	req := map[string]any{"method": "session/open", "sessionId": "s"}
+	for k, v := range open {
+		req[k] = v
+	}
+	s.send(map[string]any{"type": "operation/request", "id": 1, "request": req})
+	if f := s.next(); !strings.Contains(string(f), "session/ready") {
+		t.Fatalf("open: %s", f)
+	}
+	return s
+}
+
+func (s *session) send(m any) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.p.sendBody(b)
+}
+
+// next returns the next frame from the host.
+func (s *session) next() json.RawMessage {
+	s.t.Helper()
+	s.n++
+	s.p.await(s.n)
+	s.p.mu.Lock()
+	defer s.p.mu.Unlock()
+	if len(s.p.frames) < s.n {
+		s.t.Fatalf("no frame %d from the host; stderr %s", s.n, s.p.stderr.String())
+	}
+	return s.p.frames[s.n-1]
+}
+
+// execute runs src as request id and returns the frame that answers
+// it: an operation/response error, or its execute/initialResponse.
+func (s *session) execute(id int, src string, yieldMS int) map[string]any {
+	s.t.Helper()
+	s.send(map[string]any{"type": "operation/request", "id": id, "request": map[string]any{"method": "session/execute", "sessionId": "s",
+		"request": map[string]any{"tool_call_id": "c", "enabled_tools": []any{}, "source": src, "yield_time_ms": yieldMS}}})
+	for {
+		var f map[string]any
+		if err := json.Unmarshal(s.next(), &f); err != nil {
+			s.t.Fatal(err)
+		}
+		if f["id"] != float64(id) {
+			continue
+		}
+		r := f["result"].(map[string]any)
+		if f["type"] == "execute/initialResponse" || r["status"] == "error" {
+			return f
+		}
+	}
+}
+
+// result returns the Result body of an initial response.
+func result(t *testing.T, f map[string]any) map[string]any {
+	t.Helper()
+	r := f["result"].(map[string]any)
+	v, ok := r["value"].(map[string]any)
+	if !ok {
+		t.Fatalf("not a result: %v", f)
+	}
+	res, ok := v["Result"].(map[string]any)
+	if !ok {
+		t.Fatalf("not a Result: %v", f)
+	}
+	return res
+}
+
+func texts(res map[string]any) []string {
+	var out []string
+	for _, it := range res["content_items"].([]any) {
+		out = append(out, it.(map[string]any)["text"].(string))
+	}
+	return out
+}
+
+// TestCodexOnlyGlobals checks the globals Codex's host defines and our
+// runtime does not: content, as_settled and stream_settled.
+func TestCodexOnlyGlobals(t *testing.T) {
+	s := openSession(t, nil, nil)
+	res := result(t, s.execute(2, `content("a"); content(["b", {type: "text", text: "c"}]);
+for await (const r of as_settled([new Promise(r => setTimeout(() => r(1), 20)), Promise.reject("x")])) text(JSON.stringify(r));
+await stream_settled([Promise.resolve(2)], r => text("emit " + r.value));
+text(JSON.stringify(as_settled([])));
+try { await stream_settled([], 5) } catch (e) { text(e.name + ": " + e.message) }
+text(typeof content + typeof as_settled + typeof stream_settled + typeof exit + typeof yield_control + typeof notify + typeof store + typeof load)`, 5000))
+	want := []string{"a", "b", "c", `{"status":"rejected","reason":"x"}`, `{"status":"fulfilled","value":1}`, "emit 2", "{}",
+		"TypeError: stream_settled requires an emit function", "functionfunctionfunctionfunctionfunctionfunctionfunctionfunction"}
+	if got := texts(res); strings.Join(got, "|") != strings.Join(want, "|") || res["error_text"] != nil {
+		t.Errorf("got %q (error_text %v), want %q", got, res["error_text"], want)
+	}
+	// A script may name its own variable content: the globals are
+	// properties of globalThis, not declarations in its scope.
+	res = result(t, s.execute(3, `const content = "mine"; text(content)`, 5000))
+	if got := texts(res); len(got) != 1 || got[0] != "mine" {
+		t.Errorf("shadowing content: %q %v", got, res["error_text"])
+	}
+	// The prelude shares line 1: columns there are the script's own.
+	res = result(t, s.execute(4, `throw new Error("boom")`, 5000))
+	if res["error_text"] != "Error: boom\n    at exec_main.mjs:1:7" {
+		t.Errorf("error_text %q", res["error_text"])
+	}
+}
+
+// TestOurLimitsApply checks the limits this host adds to Codex's v1:
+// each is a deliberate difference from Codex's host, which has none of
+// them (its cells yield on and on).
+func TestOurLimitsApply(t *testing.T) {
+	t.Run("WallAndCPU", func(t *testing.T) {
+		s := openSession(t, []string{`CODEMODE_HOST_LIMITS={"wall_ms": 300, "cpu_ms": 300}`}, nil)
+		res := result(t, s.execute(2, `text("spin"); while (true) {}`, 10000))
+		if e, _ := res["error_text"].(string); !strings.Contains(e, "TimeoutError") || texts(res)[0] != "spin" {
+			t.Errorf("want a TimeoutError after the output: %v", res)
+		}
+	})
+	t.Run("HeapFromCellExecutionLimits", func(t *testing.T) {
+		s := openSession(t, nil, map[string]any{"cellExecutionLimits": map[string]any{"maxHeapSizeBytes": 16 << 20}})
+		res := result(t, s.execute(2, `const a = []; while (true) a.push(new Array(1e5).fill(1.5));`, 20000))
+		if e, _ := res["error_text"].(string); !strings.Contains(e, "OutOfMemoryError") || !strings.Contains(e, "16 MiB") {
+			t.Errorf("want an OutOfMemoryError naming 16 MiB: %v", res)
+		}
+		// The session runs its next cell.
+		if got := texts(result(t, s.execute(3, `text("next")`, 5000))); len(got) != 1 || got[0] != "next" {
+			t.Errorf("next cell: %q", got)
+		}
+	})
+	t.Run("SourceBytes", func(t *testing.T) {
+		s := openSession(t, nil, nil)
+		f := s.execute(2, "//"+strings.Repeat("x", 2<<20), 5000)
+		r := f["result"].(map[string]any)
+		if r["status"] != "error" || !strings.Contains(r["message"].(string), "the limit is 1048576") {
+			t.Errorf("want the source refused naming its limit: %v", f)
+		}
+	})
+}
+
+// startPeerEnv is startPeer with extra environment variables.
+func startPeerEnv(t *testing.T, env []string, bin string, args ...string) *peer {
+	t.Helper()
+	if len(env) == 0 {
+		return startPeer(t, bin, args...)
+	}
+	return startCmd(t, exec.Command(bin, args...), env)
+}

@@ -663,12 +663,15 @@ type WaitRequest struct {
 	// the cell's end, when Yield passes, or on yield_control() (see
 	// protocol.Wait.Quiet). Use it for a model's wait.
 	Quiet bool
+	// MaxOutputTokens is this result's output budget; 0 means the cell's
+	// (which it can only tighten).
+	MaxOutputTokens uint32
 }
 
 // WaitFor is Wait with every option of a wait request.
 func (c *Conn) WaitFor(ctx context.Context, session string, w WaitRequest) (*protocol.CellResult, error) {
 	reply, err := c.call(ctx, &protocol.Wait{ID: c.nextID.Add(1), Session: session, Cell: w.Cell,
-		YieldMS: uint64(w.Yield.Milliseconds()), Quiet: w.Quiet})
+		YieldMS: uint64(w.Yield.Milliseconds()), Quiet: w.Quiet, MaxOutputTokens: w.MaxOutputTokens})
 	if err != nil {
 		return nil, err
 	}

@@ -43,8 +43,9 @@ type cell struct {
 type pendingReq struct {
 	id    uint64
 	t     string      // the request's type, for an error that replaces a refused result
-	timer *time.Timer // the yield timer; nil for terminate
-	wake  bool        // a wait: answered as soon as something new happens
+	timer  *time.Timer // the yield timer; nil for terminate
+	wake   bool        // a wait: answered as soon as something new happens
+	tokens uint32      // the request's own output budget (a wait's max_output_tokens); 0: the cell's
 }
 
 // stop stops the request's timer.
@@ -63,7 +64,7 @@ const wakeDelay = 20 * time.Millisecond
 func newCell(s *server, sessionID, id string, lim protocol.Limits, stream bool) *cell {
 	c := &cell{srv: s, session: sessionID, id: id, limits: lim, stream: stream, start: time.Now(),
 		ended: make(chan struct{}), closed: make(chan struct{})}
-	c.out.Limit = c.budget(nil)
+	c.out.Limit = c.budget(nil, 0)
 	return c
 }
 
@@ -80,7 +81,7 @@ func (c *cell) terminate() {
 func (c *cell) Output(it protocol.Item) {
 	c.mu.Lock()
 	c.out.Add(it)
-	b := c.budget(nil)
+	b := c.budget(nil, 0)
 	stream := c.stream && c.streamed < b.Bytes
 	if stream {
 		c.streamed += len(it.Text) + len(it.ImageURL) + runtime.ItemOverhead
@@ -157,13 +158,13 @@ const (
 // yield of 0 means no yield timer. A wait is answered at once when output
 // it has not seen, a notify or a yield_control is already there. It
 // returns false when the cell is already closed.
-func (c *cell) addRequest(id uint64, t string, kind reqKind, yield time.Duration) bool {
+func (c *cell) addRequest(id uint64, t string, kind reqKind, yield time.Duration, tokens uint32) bool {
 	c.mu.Lock()
 	if c.isClosed {
 		c.mu.Unlock()
 		return false
 	}
-	p := &pendingReq{id: id, t: t, wake: kind == reqWait}
+	p := &pendingReq{id: id, t: t, wake: kind == reqWait, tokens: tokens}
 	c.pending = append(c.pending, p)
 	if c.result != nil {
 		c.closeLocked()
@@ -201,7 +202,7 @@ func (c *cell) answerLocked(id uint64) {
 		}
 		c.pending = append(c.pending[:i], c.pending[i+1:]...)
 		p.stop()
-		items, _, cut := c.out.Take(nil, nil, c.budget(nil))
+		items, _, cut := c.out.Take(nil, nil, c.budget(nil, p.tokens))
 		c.streamed = 0
 		c.nudged = false
 		c.srv.forgetRequest(id)
@@ -269,7 +270,7 @@ const (
 // and the envelope, so the result always encodes (runtime.Output applies
 // it). A text the script cut at output_bytes is over it, so the result
 // says truncated and the note stands where the cut is.
-func (c *cell) budget(store []protocol.StoreEntry) runtime.Budget {
+func (c *cell) budget(store []protocol.StoreEntry, tokens uint32) runtime.Budget {
 	room := int(c.limits.FrameBytes) - resultEnvelopeBytes - len(c.session) - len(c.id)
 	values := protocol.MaxItems - resultEnvelopeValues
 	for _, e := range store {
@@ -279,7 +280,11 @@ func (c *cell) budget(store []protocol.StoreEntry) runtime.Budget {
 	if c.limits.OutputBytes > 0 {
 		room = min(room, int(c.limits.OutputBytes))
 	}
-	b := runtime.TokenBudget(int(c.limits.OutputTokens), max(room, 1))
+	limit := c.limits.OutputTokens
+	if tokens > 0 && tokens < limit {
+		limit = tokens // a request can only tighten the cell's budget
+	}
+	b := runtime.TokenBudget(int(limit), max(room, 1))
 	b.Items = max(1, min(runtime.MaxResultItems, values/itemValues))
 	return b
 }
@@ -325,7 +330,11 @@ func (c *cell) closeLocked() {
 	if res.Returned != nil {
 		last = []protocol.Item{*res.Returned}
 	}
-	items, errInfo, cut := c.out.Take(last, res.Error, c.budget(store))
+	var tokens uint32
+	if len(c.pending) > 0 {
+		tokens = c.pending[0].tokens // the first request gets the output
+	}
+	items, errInfo, cut := c.out.Take(last, res.Error, c.budget(store, tokens))
 	for _, p := range c.pending {
 		p.stop()
 		c.srv.forgetRequest(p.id)

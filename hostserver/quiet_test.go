@@ -142,3 +142,25 @@ func TestAHugeYieldTimeDoesNotWrap(t *testing.T) {
 		assert.Equal(t, longest, yieldTime(ms), "%d ms", ms)
 	}
 }
+
+func TestWaitTakesItsOwnOutputBudget(t *testing.T) {
+	p := startHost(t, Config{})
+	p.handshake()
+	p.openSession("s1")
+	execID, cellID := p.exec(&protocol.Exec{Session: "s1", YieldMS: 60_000, Tools: []protocol.ToolDef{echoTool},
+		Source: `yield_control(); await tools.echo({}); text("x".repeat(10000)); yield_control(); await tools.echo({})`})
+	_, calls := p.result(execID)
+	if len(calls) == 0 {
+		calls = append(calls, expect[*protocol.ToolCallRequest](p))
+	}
+	waitID := p.id()
+	p.send(&protocol.Wait{ID: waitID, Session: "s1", Cell: cellID, YieldMS: 60_000, Quiet: true, MaxOutputTokens: 25})
+	p.send(&protocol.ToolResult{ID: calls[0].ID, Value: json.RawMessage(`{}`)})
+	res, _ := p.result(waitID)
+	assert.True(t, res.Truncated, "the wait's budget of 25 tokens cut the 10,000 characters")
+	size := 0
+	for _, it := range res.Items {
+		size += len(it.Text)
+	}
+	assert.Less(t, size, 400)
+}

@@ -189,7 +189,7 @@ func (s *server) exec(m *protocol.Exec) {
 
 	// exec.started goes out before anything the cell can send.
 	s.send(&protocol.ExecStarted{ID: m.ID, Session: ss.id, Cell: c.id})
-	c.addRequest(m.ID, m.Type(), reqExec, yieldTime(yieldMS))
+	c.addRequest(m.ID, m.Type(), reqExec, yieldTime(yieldMS), 0)
 	if err := rc.Start(); err != nil {
 		c.finish(runtime.Result{CellID: c.id, Status: protocol.StatusFailed,
 			Error: &protocol.ErrorInfo{Name: "InternalError", Message: "hostserver: the cell could not start: " + err.Error()}})
@@ -227,24 +227,24 @@ func (s *server) wait(m *protocol.Wait) {
 	if m.Quiet {
 		kind = reqExec // answered as an exec is: at the end, the yield time or yield_control()
 	}
-	s.cellRequest(m.ID, m.Type(), m.Session, m.Cell, kind, yieldTime(m.YieldMS))
+	s.cellRequest(m.ID, m.Type(), m.Session, m.Cell, kind, yieldTime(m.YieldMS), m.MaxOutputTokens)
 }
 
 func (s *server) terminate(m *protocol.Terminate) {
-	if c := s.cellRequest(m.ID, m.Type(), m.Session, m.Cell, reqTerminate, 0); c != nil {
+	if c := s.cellRequest(m.ID, m.Type(), m.Session, m.Cell, reqTerminate, 0, 0); c != nil {
 		c.terminate()
 	}
 }
 
 // cellRequest finds a live cell, tracks request id and attaches it to the
 // cell. It answers every failure itself and then returns nil.
-func (s *server) cellRequest(id uint64, t, sessionID, cellID string, kind reqKind, yield time.Duration) *cell {
+func (s *server) cellRequest(id uint64, t, sessionID, cellID string, kind reqKind, yield time.Duration, tokens uint32) *cell {
 	c := s.lookupCell(id, t, sessionID, cellID)
 	if c == nil {
 		return nil
 	}
 	s.trackRequest(id, t, c)
-	if !c.addRequest(id, t, kind, yield) {
+	if !c.addRequest(id, t, kind, yield, tokens) {
 		s.forgetRequest(id)
 		s.replyError(id, t, protocol.ErrCodeUnknownCell, "cell %q of session %q has finished and was closed", cellID, sessionID)
 		return nil

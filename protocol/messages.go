@@ -263,6 +263,9 @@ type Wait struct {
 	// or on cancel. A model's wait should be quiet (every answer costs it
 	// a turn); a parent that shows progress as it comes leaves it false.
 	Quiet bool `msgpack:"quiet,omitempty"`
+	// MaxOutputTokens is the output budget of this wait's result (0 = the
+	// cell's output_tokens, which it can only tighten).
+	MaxOutputTokens uint32 `msgpack:"max_output_tokens,omitempty"`
 }
 
 // Terminate stops a cell (parent → host). Reply: one CellResult with status

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -107,7 +108,8 @@ func (c *conversation) wait(ctx context.Context, mc modelCall) responses.Respons
 		yield := c.yield(ms)
 		wctx, cancel := context.WithTimeout(ctx, yield+cellGrace)
 		defer cancel()
-		res, err = c.session.WaitFor(wctx, bridge.WaitRequest{Cell: args.CellID, Yield: yield, Quiet: !args.WakeOnOutput})
+		res, err = c.session.WaitFor(wctx, bridge.WaitRequest{Cell: args.CellID, Yield: yield, Quiet: !args.WakeOnOutput,
+			MaxOutputTokens: uint32(min(max(args.MaxTokens, 0), math.MaxUint32))})
 	}
 	if err != nil {
 		return textOutput(mc, errorText(err))

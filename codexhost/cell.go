@@ -2,6 +2,7 @@ package codexhost
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strconv"
 	"strings"
@@ -46,6 +47,12 @@ type observer struct {
 // execute starts a cell. Caller holds s.mu.
 func (s *server) execute(sess *session, r *request) {
 	e := r.Execute
+	if n := len(sess.cells); n >= int(s.cfg.Limits.WithDefaults().CellsPerSession) {
+		// Ours: each live cell holds an isolate. Codex's host has no
+		// such limit (300 live cells were accepted).
+		s.respond(r.ID, fail(fmt.Sprintf("session %q already has %d live cells (its limit); wait for or terminate one first", sess.id, n)))
+		return
+	}
 	sess.nextCell++
 	c := &cell{s: s, sess: sess, id: strconv.Itoa(sess.nextCell), toolCallID: e.ToolCallID, tools: map[string]toolDef{}}
 	var defs []protocol.ToolDef

@@ -153,5 +153,5 @@ const prelude = `;(()=>{const g=globalThis,def=(n,f)=>Object.defineProperty(g,n,
 	`for(const p of Array.from(promises)){pending++;Promise.resolve(p).then((value)=>settle({status:"fulfilled",value}),(reason)=>settle({status:"rejected",reason}));}` +
 	`return{[Symbol.asyncIterator](){return this;},async next(){while(ready.length===0){if(pending===0||closed)return{done:true,value:undefined};` +
 	`await new Promise((r)=>{wake=r;});}return{done:false,value:ready.shift()};},async return(){closed=true;ready=[];return{done:true,value:undefined};}};});` +
-	`def("stream_settled",async function stream_settled(promises,emit){if(typeof emit!=="function")throw new TypeError("stream_settled requires an emit function");` +
+	`def("stream_settled",async function stream_settled(promises,emit){if(typeof emit!=="function")throw new TypeError("stream_settled requires a callback");` +
 	`for await(const r of as_settled(promises))await emit(r);});})();`

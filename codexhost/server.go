@@ -293,6 +293,10 @@ func (s *server) open(r *request) {
 			sess.heapMiB = uint32(max(1, min(mib, 1<<31)))
 		}
 	}
+	if n := len(s.sessions); n >= int(s.cfg.Limits.WithDefaults().SessionsPerHost) {
+		s.respond(r.ID, fail(fmt.Sprintf("the host already has %d open sessions (its limit); close one first", n)))
+		return
+	}
 	s.used[r.SessionID] = true
 	s.sessions[r.SessionID] = sess
 	s.respond(r.ID, ok(sessionValue{Type: "session/ready", SessionID: sess.id}))

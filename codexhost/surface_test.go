@@ -111,7 +111,7 @@ text(JSON.stringify(as_settled([])));
 try { await stream_settled([], 5) } catch (e) { text(e.name + ": " + e.message) }
 text(typeof content + typeof as_settled + typeof stream_settled + typeof exit + typeof yield_control + typeof notify + typeof store + typeof load)`, 5000))
 	want := []string{"a", "b", "c", `{"status":"rejected","reason":"x"}`, `{"status":"fulfilled","value":1}`, "emit 2", "{}",
-		"TypeError: stream_settled requires an emit function", "functionfunctionfunctionfunctionfunctionfunctionfunctionfunction"}
+		"TypeError: stream_settled requires a callback", "functionfunctionfunctionfunctionfunctionfunctionfunctionfunction"}
 	if got := texts(res); strings.Join(got, "|") != strings.Join(want, "|") || res["error_text"] != nil {
 		t.Errorf("got %q (error_text %v), want %q", got, res["error_text"], want)
 	}
@@ -148,6 +148,18 @@ func TestOurLimitsApply(t *testing.T) {
 		// The session runs its next cell.
 		if got := texts(result(t, s.execute(3, `text("next")`, 5000))); len(got) != 1 || got[0] != "next" {
 			t.Errorf("next cell: %q", got)
+		}
+	})
+	t.Run("CellsPerSession", func(t *testing.T) {
+		s := openSession(t, []string{`CODEMODE_HOST_LIMITS={"cells": 2}`}, nil)
+		for id := 2; id <= 3; id++ {
+			if f := s.execute(id, `await new Promise(r => setTimeout(r, 5000))`, 10); f["type"] != "execute/initialResponse" {
+				t.Fatalf("cell %d: %v", id, f)
+			}
+		}
+		f := s.execute(4, `text("third")`, 5000)
+		if r := f["result"].(map[string]any); r["status"] != "error" || !strings.Contains(r["message"].(string), "already has 2 live cells") {
+			t.Errorf("want the third live cell refused: %v", f)
 		}
 	})
 	t.Run("SourceBytes", func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codemode-host/codemode-host/codexhost"
+	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/runtime"
 )
 
@@ -36,7 +37,8 @@ cells' limits.
 
 Exit status: 0 when standard input ends or the handshake was rejected,
 1 when the client sent a frame Codex's host treats as fatal (the reason
-on standard error, in Codex's words), 2 for bad usage.`,
+on standard error, in Codex's words), 2 for bad usage, 3 when a stopped
+cell was stuck inside V8.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if listen != "stdio" {
@@ -60,7 +62,13 @@ func serveCodex() error {
 		return err
 	}
 	log := newHostLogger(os.Stderr)
-	err = codexhost.Serve(os.Stdin, frames, codexhost.Config{Limits: limits, Logger: log, RuntimeConfig: runtime.Config{Logger: log}})
+	rcfg := runtime.Config{Logger: log, OnStuck: func(c *runtime.Cell, _ protocol.Status, reason protocol.ErrorInfo) {
+		// Its isolate's thread cannot be reclaimed: exit, and let
+		// Codex start a new host.
+		log.Error("exiting: a stopped cell is stuck inside V8", "cell", c.ID(), "reason", reason.Message)
+		os.Exit(exitStuckStatus)
+	}}
+	err = codexhost.Serve(os.Stdin, frames, codexhost.Config{Limits: limits, Logger: log, RuntimeConfig: rcfg})
 	var fe *codexhost.FatalError
 	if errors.As(err, &fe) {
 		fmt.Fprint(os.Stderr, fe.Report())

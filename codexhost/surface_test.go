@@ -3,6 +3,7 @@ package codexhost_test
 import (
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -179,4 +180,48 @@ func startPeerEnv(t *testing.T, env []string, bin string, args ...string) *peer 
 		return startPeer(t, bin, args...)
 	}
 	return startCmd(t, exec.Command(bin, args...), env)
+}
+
+// TestGlobalsAgainstCodex compares the cell's globals with the ones
+// Codex's host defines (trace s05g). Named differences: V8Version (our
+// V8 10.9 predates AsyncDisposableStack, DisposableStack, Float16Array
+// and SuppressedError), NoAudio (no audio or generatedImage: our output
+// items have no audio, and Codex's generated-image semantics are not
+// recorded), and ours adds its own (console, searchTools, ToolError, the
+// web built-ins...).
+func TestGlobalsAgainstCodex(t *testing.T) {
+	var codex []string
+	for _, e := range loadTrace(t, "s05g-globals").entries {
+		var f struct {
+			Type   string
+			Result struct {
+				Value struct {
+					Result struct {
+						ContentItems []struct{ Text string } `json:"content_items"`
+					}
+				}
+			}
+		}
+		if e.Dir == "host->client" && json.Unmarshal(e.Frame, &f) == nil && f.Type == "execute/initialResponse" {
+			if err := json.Unmarshal([]byte(f.Result.Value.Result.ContentItems[0].Text), &codex); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(codex) == 0 {
+		t.Fatal("no globals in the trace")
+	}
+	s := openSession(t, nil, nil)
+	var ours []string
+	got := texts(result(t, s.execute(2, `text(JSON.stringify(Object.getOwnPropertyNames(globalThis)))`, 5000)))
+	if err := json.Unmarshal([]byte(got[0]), &ours); err != nil {
+		t.Fatal(err)
+	}
+	missing := map[string]string{"AsyncDisposableStack": "V8Version", "DisposableStack": "V8Version", "Float16Array": "V8Version",
+		"SuppressedError": "V8Version", "audio": "NoAudio", "generatedImage": "NoAudio"}
+	for _, g := range codex {
+		if _, excused := missing[g]; !excused && !slices.Contains(ours, g) {
+			t.Errorf("Codex's cells have %s, ours do not", g)
+		}
+	}
 }

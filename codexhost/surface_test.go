@@ -13,14 +13,19 @@ import (
 // session is a v1 connection with one open session, for the tests that
 // run single cells.
 type session struct {
-	t *testing.T
+	t testing.TB
 	p *peer
 	n int // frames seen
 }
 
-func openSession(t *testing.T, env []string, open map[string]any) *session {
+func openSession(t testing.TB, env []string, open map[string]any) *session {
 	t.Helper()
-	p := startPeerEnv(t, env, testhost.Bin(t), "codex-host")
+	return openSessionOn(t, startPeerEnv(t, env, testhost.Bin(t), "codex-host"), open)
+}
+
+// openSessionOn is openSession on a started host.
+func openSessionOn(t testing.TB, p *peer, open map[string]any) *session {
+	t.Helper()
 	s := &session{t: t, p: p}
 	s.send(map[string]any{"type": "connection/hello", "supportedVersions": []int{1}, "requiredCapabilities": []string{},
 		"optionalCapabilities": []string{"session-cell-execution-resource-limits"}})
@@ -79,7 +84,7 @@ func (s *session) execute(id int, src string, yieldMS int) map[string]any {
 }
 
 // result returns the Result body of an initial response.
-func result(t *testing.T, f map[string]any) map[string]any {
+func result(t testing.TB, f map[string]any) map[string]any {
 	t.Helper()
 	r := f["result"].(map[string]any)
 	v, ok := r["value"].(map[string]any)
@@ -174,7 +179,7 @@ func TestOurLimitsApply(t *testing.T) {
 }
 
 // startPeerEnv is startPeer with extra environment variables.
-func startPeerEnv(t *testing.T, env []string, bin string, args ...string) *peer {
+func startPeerEnv(t testing.TB, env []string, bin string, args ...string) *peer {
 	t.Helper()
 	if len(env) == 0 {
 		return startPeer(t, bin, args...)

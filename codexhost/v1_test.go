@@ -47,7 +47,7 @@ type trace struct {
 	stderr  []string
 }
 
-func loadTrace(t *testing.T, name string) trace {
+func loadTrace(t testing.TB, name string) trace {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "v1", name+".jsonl"))
 	if err != nil {
@@ -84,13 +84,13 @@ type peer struct {
 }
 
 // startPeer starts bin with args.
-func startPeer(t *testing.T, bin string, args ...string) *peer {
+func startPeer(t testing.TB, bin string, args ...string) *peer {
 	t.Helper()
 	return startCmd(t, exec.Command(bin, args...), nil)
 }
 
 // startCmd starts cmd, with env added to this process's environment.
-func startCmd(t *testing.T, cmd *exec.Cmd, env []string) *peer {
+func startCmd(t testing.TB, cmd *exec.Cmd, env []string) *peer {
 	t.Helper()
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
@@ -178,7 +178,7 @@ func (p *peer) await(n int) {
 
 // finish closes the host's input and returns every frame it sent, its
 // exit note ("exit=N") and its stderr lines.
-func (p *peer) finish(t *testing.T) ([]json.RawMessage, string, []string) {
+func (p *peer) finish(t testing.TB) ([]json.RawMessage, string, []string) {
 	t.Helper()
 	_ = p.stdin.Close()
 	select {
@@ -231,7 +231,7 @@ func rawBytes(note string) (body []byte, framed bool) {
 // replay sends the trace's client frames to p, each once p has sent as
 // many frames as Codex's host had by then, and after the pause the
 // recording had before it (when it paused on purpose, over 50 ms).
-func replay(t *testing.T, p *peer, tr trace) (frames []json.RawMessage, exit string, stderr []string) {
+func replay(t testing.TB, p *peer, tr trace) (frames []json.RawMessage, exit string, stderr []string) {
 	t.Helper()
 	host, lastT := 0, -1
 	lastSend := time.Now()
@@ -333,7 +333,7 @@ func normalise(v any) any {
 // and cell/closed left out of the ordered list (Codex sends cell/closed
 // from another task, so where it lands varies); closed lists the
 // cell/closed frames, sorted.
-func comparable(t *testing.T, frames []json.RawMessage, x excuse) (ordered, closed []string) {
+func comparable(t testing.TB, frames []json.RawMessage, x excuse) (ordered, closed []string) {
 	t.Helper()
 	for _, raw := range frames {
 		var f map[string]any
@@ -370,7 +370,7 @@ func comparable(t *testing.T, frames []json.RawMessage, x excuse) (ordered, clos
 }
 
 // compare checks that got matches want, frame for frame.
-func compare(t *testing.T, what string, want, got []json.RawMessage, x excuse) {
+func compare(t testing.TB, what string, want, got []json.RawMessage, x excuse) {
 	t.Helper()
 	wo, wc := comparable(t, want, x)
 	go_, gc := comparable(t, got, x)

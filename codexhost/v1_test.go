@@ -560,3 +560,61 @@ func TestV1DifferentialWithCodexHost(t *testing.T) {
 		})
 	}
 }
+
+// TestV1CodexExecExchanges replays what `codex exec` itself sent to
+// Codex's host (the e2e recordings: Codex's real tool list, server-side
+// output, an execute that yields and a wait) and compares our answers.
+// Those recordings list the client's frames first, so each is sent once
+// the one before it was answered in full.
+func TestV1CodexExecExchanges(t *testing.T) {
+	bin := testhost.Bin(t)
+	for _, name := range []string{"e2e-codex-exec-v1-frames", "e2e-codex-exec-wait-v1-frames"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tr := loadTrace(t, name)
+			p := startPeer(t, bin, "codex-host")
+			seen := 0
+			for _, e := range tr.entries {
+				if e.Dir != "client->host" {
+					continue
+				}
+				p.sendBody(e.Frame)
+				seen += answers(tr, e.Frame)
+				p.await(seen)
+			}
+			frames, exit, _ := p.finish(t)
+			compare(t, name, recorded(tr), frames, excuse{})
+			if exit != "exit=0" {
+				t.Errorf("%s", exit)
+			}
+		})
+	}
+}
+
+// answers counts the host frames of tr that answer the client frame:
+// for a request, every frame with its id and the cell/closed frames
+// that came with them.
+func answers(tr trace, frame json.RawMessage) int {
+	var c struct {
+		Type string
+		ID   *int64
+	}
+	_ = json.Unmarshal(frame, &c)
+	if c.Type == "connection/hello" {
+		return 1
+	}
+	n := 0
+	for _, e := range tr.entries {
+		var h struct {
+			Type string
+			ID   *int64
+		}
+		if e.Dir != "host->client" || json.Unmarshal(e.Frame, &h) != nil {
+			continue
+		}
+		if c.ID != nil && h.ID != nil && *h.ID == *c.ID && h.Type != "delegate/request" && h.Type != "delegate/cancel" {
+			n++
+		}
+	}
+	return n
+}

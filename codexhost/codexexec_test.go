@@ -1,0 +1,168 @@
+package codexhost_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/codemode-host/codemode-host/internal/codexbin"
+	"github.com/codemode-host/codemode-host/internal/testhost"
+)
+
+// replayModel is a Responses API on 127.0.0.1 that plays a model: its
+// first turn calls exec with source, and once a request carries the
+// exec's output it answers with a message. It keeps that request's
+// input.
+type replayModel struct {
+	source  string
+	mu      sync.Mutex
+	outputs []json.RawMessage // the custom_tool_call_output items of the first request that has them
+}
+
+func (m *replayModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
+		http.NotFound(w, r)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Model string            `json:"model"`
+		Input []json.RawMessage `json:"input"`
+	}
+	_ = json.Unmarshal(body, &req)
+	var item map[string]any
+	var outputs []json.RawMessage
+	for _, in := range req.Input {
+		var x struct{ Type string }
+		if json.Unmarshal(in, &x) == nil && x.Type == "custom_tool_call_output" {
+			outputs = append(outputs, in)
+			item = map[string]any{"type": "message", "id": "msg_2", "role": "assistant", "status": "completed",
+				"content": []any{map[string]any{"type": "output_text", "text": "done", "annotations": []any{}}}}
+		}
+	}
+	m.mu.Lock()
+	if m.outputs == nil {
+		m.outputs = outputs
+	}
+	m.mu.Unlock()
+	if item == nil {
+		item = map[string]any{"type": "custom_tool_call", "id": "ctc_1", "status": "completed", "call_id": "call_exec_1", "name": "exec", "input": m.source}
+	}
+	resp := map[string]any{"id": "resp_1", "object": "response", "created_at": time.Now().Unix(), "status": "in_progress", "model": req.Model, "output": []any{}}
+	done := map[string]any{}
+	for k, v := range resp {
+		done[k] = v
+	}
+	done["status"], done["output"] = "completed", []any{item}
+	done["usage"] = map[string]any{"input_tokens": 10, "input_tokens_details": map[string]any{"cached_tokens": 0},
+		"output_tokens": 5, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 15}
+	w.Header().Set("content-type", "text/event-stream")
+	for i, e := range []map[string]any{
+		{"type": "response.created", "response": resp},
+		{"type": "response.output_item.added", "output_index": 0, "item": item},
+		{"type": "response.output_item.done", "output_index": 0, "item": item},
+		{"type": "response.completed", "response": done},
+	} {
+		e["sequence_number"] = i
+		b, _ := json.Marshal(e)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e["type"], b)
+	}
+}
+
+// TestCodexExecRunsOnOurHost runs the real `codex exec` (test/codex)
+// with protocol v1 (code_mode_host_grpc = false) and our binary in the
+// place of its codex-code-mode-host, the model replayed from
+// 127.0.0.1, and checks what codex hands the model back from our host:
+// its own header, the script's output and the host's "Script error:".
+func TestCodexExecRunsOnOurHost(t *testing.T) {
+	codex := codexbin.Codex(t)
+	dir := t.TempDir()
+	// codex starts the host next to its own executable: a hard link of
+	// it in dir, beside our binary under the host's name.
+	if err := os.Link(codex, filepath.Join(dir, "codex")); err != nil {
+		t.Skipf("cannot link codex into a temporary directory: %v", err)
+	}
+	if err := os.Symlink(testhost.Bin(t), filepath.Join(dir, "codex-code-mode-host")); err != nil {
+		t.Fatal(err)
+	}
+	// searchTools is ours alone: "function" shows our host ran the cell.
+	model := &replayModel{source: `text("hello from exec"); text(typeof searchTools); notify("progress"); throw new Error("boom at end")`}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: model}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := fmt.Sprintf(`model = "replay-model"
+model_provider = "replay"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+suppress_unstable_features_warning = true
+
+[model_providers.replay]
+name = "replay"
+base_url = "http://%s/v1"
+wire_api = "responses"
+env_key = "REPLAY_API_KEY"
+
+[features]
+code_mode = true
+code_mode_host_grpc = false
+`, ln.Addr())
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(dir, "codex"), "exec", "--skip-git-repo-check", "--json", "run some code")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CODEX_HOME="+home, "REPLAY_API_KEY=dummy")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("codex exec: %v\n%s", err, out)
+	}
+	model.mu.Lock()
+	defer model.mu.Unlock()
+	if len(model.outputs) == 0 {
+		t.Fatalf("codex never sent the exec's output back to the model\n%s", out)
+	}
+	var got struct {
+		Output []struct{ Type, Text string }
+	}
+	if err := json.Unmarshal(model.outputs[0], &got); err != nil {
+		t.Fatalf("%v: %s", err, model.outputs[0])
+	}
+	var texts []string
+	for _, it := range got.Output {
+		texts = append(texts, it.Text)
+	}
+	if len(texts) != 4 || !strings.HasPrefix(texts[0], "Script failed\nWall time ") || texts[1] != "hello from exec" || texts[2] != "function" ||
+		texts[3] != "Script error:\nError: boom at end\n    at exec_main.mjs:1:78" {
+		t.Errorf("what codex gave the model from our host: %q", texts)
+	}
+	// The notification reaches the model as a second output of the
+	// same call, as with Codex's host.
+	var note struct {
+		CallID string `json:"call_id"`
+		Output string
+	}
+	if len(model.outputs) != 2 || json.Unmarshal(model.outputs[1], &note) != nil || note.CallID != "call_exec_1" || note.Output != "progress" {
+		t.Errorf("the notification: %s", model.outputs)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -24,10 +25,16 @@ import (
 // exec's output it answers with a message. It keeps that request's
 // input.
 type replayModel struct {
-	source  string
-	mu      sync.Mutex
-	outputs []json.RawMessage // the custom_tool_call_output items of the first request that has them
+	source string
+	wait   bool // answer the exec's output with a wait on its cell
+	mu     sync.Mutex
+	// outputs are the custom_tool_call_output items of the first
+	// request that has them; waited the wait's function_call_output.
+	outputs []json.RawMessage
+	waited  json.RawMessage
 }
+
+var cellIDRE = regexp.MustCompile(`cell ID (\w+)`)
 
 func (m *replayModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
@@ -42,17 +49,37 @@ func (m *replayModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &req)
 	var item map[string]any
 	var outputs []json.RawMessage
+	var waited json.RawMessage
 	for _, in := range req.Input {
 		var x struct{ Type string }
 		if json.Unmarshal(in, &x) == nil && x.Type == "custom_tool_call_output" {
 			outputs = append(outputs, in)
-			item = map[string]any{"type": "message", "id": "msg_2", "role": "assistant", "status": "completed",
-				"content": []any{map[string]any{"type": "output_text", "text": "done", "annotations": []any{}}}}
 		}
+		if x.Type == "function_call_output" {
+			waited = in
+		}
+	}
+	message := map[string]any{"type": "message", "id": "msg_2", "role": "assistant", "status": "completed",
+		"content": []any{map[string]any{"type": "output_text", "text": "done", "annotations": []any{}}}}
+	switch {
+	case waited != nil:
+		item = message
+	case outputs != nil && m.wait:
+		cell := "?"
+		if sub := cellIDRE.FindSubmatch(outputs[0]); sub != nil {
+			cell = string(sub[1])
+		}
+		args, _ := json.Marshal(map[string]any{"cell_id": cell, "yield_time_ms": 5000})
+		item = map[string]any{"type": "function_call", "id": "fc_1", "status": "completed", "call_id": "call_wait_1", "name": "wait", "arguments": string(args)}
+	case outputs != nil:
+		item = message
 	}
 	m.mu.Lock()
 	if m.outputs == nil {
 		m.outputs = outputs
+	}
+	if m.waited == nil {
+		m.waited = waited
 	}
 	m.mu.Unlock()
 	if item == nil {
@@ -85,6 +112,62 @@ func (m *replayModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // 127.0.0.1, and checks what codex hands the model back from our host:
 // its own header, the script's output and the host's "Script error:".
 func TestCodexExecRunsOnOurHost(t *testing.T) {
+	// searchTools is ours alone: "function" shows our host ran the cell.
+	model := &replayModel{source: `text("hello from exec"); text(typeof searchTools); notify("progress"); throw new Error("boom at end")`}
+	runCodexExec(t, model)
+	texts := outputTexts(t, model.outputs[0])
+	if len(texts) != 4 || !strings.HasPrefix(texts[0], "Script failed\nWall time ") || texts[1] != "hello from exec" || texts[2] != "function" ||
+		texts[3] != "Script error:\nError: boom at end\n    at exec_main.mjs:1:78" {
+		t.Errorf("what codex gave the model from our host: %q", texts)
+	}
+	// The notification reaches the model as a second output of the
+	// same call, as with Codex's host.
+	var note struct {
+		CallID string `json:"call_id"`
+		Output string
+	}
+	if len(model.outputs) != 2 || json.Unmarshal(model.outputs[1], &note) != nil || note.CallID != "call_exec_1" || note.Output != "progress" {
+		t.Errorf("the notification: %s", model.outputs)
+	}
+}
+
+// TestCodexExecWaitsOnOurHost is the yield-and-wait round of codex
+// exec on our host: the exec pragma's yield time, codex's "Script
+// running with cell ID" and the model's wait tool.
+func TestCodexExecWaitsOnOurHost(t *testing.T) {
+	model := &replayModel{wait: true, source: "// @exec: {\"yield_time_ms\": 200}\n" +
+		`text("start"); await new Promise(r => setTimeout(r, 600)); text("end")`}
+	runCodexExec(t, model)
+	if texts := outputTexts(t, model.outputs[0]); len(texts) != 2 || !strings.HasPrefix(texts[0], "Script running with cell ID 1\n") || texts[1] != "start" {
+		t.Errorf("the exec's output: %q", texts)
+	}
+	if model.waited == nil {
+		t.Fatal("codex never sent the wait's output back")
+	}
+	if texts := outputTexts(t, model.waited); len(texts) != 2 || !strings.HasPrefix(texts[0], "Script completed\n") || texts[1] != "end" {
+		t.Errorf("the wait's output: %q", texts)
+	}
+}
+
+// outputTexts returns the texts of a tool call output item.
+func outputTexts(t *testing.T, item json.RawMessage) []string {
+	t.Helper()
+	var got struct {
+		Output []struct{ Type, Text string }
+	}
+	if err := json.Unmarshal(item, &got); err != nil {
+		t.Fatalf("%v: %s", err, item)
+	}
+	var texts []string
+	for _, it := range got.Output {
+		texts = append(texts, it.Text)
+	}
+	return texts
+}
+
+// runCodexExec runs codex exec against model, its host our binary.
+func runCodexExec(t *testing.T, model *replayModel) {
+	t.Helper()
 	codex := codexbin.Codex(t)
 	dir := t.TempDir()
 	// codex starts the host next to its own executable: a hard link of
@@ -95,8 +178,6 @@ func TestCodexExecRunsOnOurHost(t *testing.T) {
 	if err := os.Symlink(testhost.Bin(t), filepath.Join(dir, "codex-code-mode-host")); err != nil {
 		t.Fatal(err)
 	}
-	// searchTools is ours alone: "function" shows our host ran the cell.
-	model := &replayModel{source: `text("hello from exec"); text(typeof searchTools); notify("progress"); throw new Error("boom at end")`}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -141,28 +222,5 @@ code_mode_host_grpc = false
 	defer model.mu.Unlock()
 	if len(model.outputs) == 0 {
 		t.Fatalf("codex never sent the exec's output back to the model\n%s", out)
-	}
-	var got struct {
-		Output []struct{ Type, Text string }
-	}
-	if err := json.Unmarshal(model.outputs[0], &got); err != nil {
-		t.Fatalf("%v: %s", err, model.outputs[0])
-	}
-	var texts []string
-	for _, it := range got.Output {
-		texts = append(texts, it.Text)
-	}
-	if len(texts) != 4 || !strings.HasPrefix(texts[0], "Script failed\nWall time ") || texts[1] != "hello from exec" || texts[2] != "function" ||
-		texts[3] != "Script error:\nError: boom at end\n    at exec_main.mjs:1:78" {
-		t.Errorf("what codex gave the model from our host: %q", texts)
-	}
-	// The notification reaches the model as a second output of the
-	// same call, as with Codex's host.
-	var note struct {
-		CallID string `json:"call_id"`
-		Output string
-	}
-	if len(model.outputs) != 2 || json.Unmarshal(model.outputs[1], &note) != nil || note.CallID != "call_exec_1" || note.Output != "progress" {
-		t.Errorf("the notification: %s", model.outputs)
 	}
 }

@@ -41,13 +41,13 @@ on standard error, in Codex's words), 2 for bad usage, 3 when a stopped
 cell was stuck inside V8.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if listen != "stdio" {
-				return usageError{fmt.Errorf("--listen %q is not supported: only stdio (v1 framed JSON) is", listen)}
+			if listen != "stdio" && listen != "stdio://" {
+				return usageError{fmt.Errorf("--listen %q is not supported: only stdio or stdio:// (v1 framed JSON) is", listen)}
 			}
 			return serveCodex()
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", "stdio", "where to serve: stdio")
+	cmd.Flags().StringVar(&listen, "listen", "stdio", "where to serve: stdio (or stdio://, as Codex's host spells it)")
 	return cmd
 }
 

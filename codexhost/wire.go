@@ -280,8 +280,7 @@ func u64(raw json.RawMessage) (*uint64, error) {
 
 // tag reads an internally tagged enum's tag.
 func tag(m map[string]json.RawMessage, key string, variants []string) (string, error) {
-	raw, ok := m[key]
-	if !ok {
+	if _, ok := m[key]; !ok {
 		return "", fmt.Errorf("missing field `%s`", key)
 	}
 	t, err := str(m, key)
@@ -291,7 +290,6 @@ func tag(m map[string]json.RawMessage, key string, variants []string) (string, e
 	if !contains(variants, t) {
 		return "", fmt.Errorf("unknown variant `%s`, %s", t, expected(variants))
 	}
-	_ = raw
 	return t, nil
 }
 
@@ -388,11 +386,20 @@ func decode(frame []byte) (*message, error) {
 	return msg, nil
 }
 
+// seq decodes a JSON array (null is not one).
+func seq(raw json.RawMessage) ([]json.RawMessage, error) {
+	var items []json.RawMessage
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &items) != nil {
+		return nil, typeError(raw, "a sequence")
+	}
+	return items, nil
+}
+
 func decodeHello(m map[string]json.RawMessage) (*hello, error) {
 	h := &hello{}
-	var versions []json.RawMessage
-	if err := json.Unmarshal(m["supportedVersions"], &versions); err != nil {
-		return nil, typeError(m["supportedVersions"], "a sequence")
+	versions, err := seq(m["supportedVersions"])
+	if err != nil {
+		return nil, err
 	}
 	if len(versions) == 0 {
 		return nil, fmt.Errorf("at least one protocol version is required")
@@ -417,9 +424,9 @@ func decodeHello(m map[string]json.RawMessage) (*hello, error) {
 		key string
 		dst *[]string
 	}{{"requiredCapabilities", &h.RequiredCapabilities}, {"optionalCapabilities", &h.OptionalCapabilities}} {
-		var caps []json.RawMessage
-		if err := json.Unmarshal(m[f.key], &caps); err != nil {
-			return nil, typeError(m[f.key], "a sequence")
+		caps, err := seq(m[f.key])
+		if err != nil {
+			return nil, err
 		}
 		local := map[string]bool{}
 		for _, c := range caps {
@@ -518,9 +525,9 @@ func decodeRequest(raw json.RawMessage) (*request, error) {
 		if e.MaxOutputTokens, err = u64(em["max_output_tokens"]); err != nil {
 			return nil, err
 		}
-		var tools []json.RawMessage
-		if err := json.Unmarshal(em["enabled_tools"], &tools); err != nil {
-			return nil, typeError(em["enabled_tools"], "a sequence")
+		tools, err := seq(em["enabled_tools"])
+		if err != nil {
+			return nil, err
 		}
 		for _, t := range tools {
 			d, err := decodeTool(t)

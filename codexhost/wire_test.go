@@ -68,6 +68,7 @@ func TestDecodeErrors(t *testing.T) {
 		`{"type":"delegate/response","id":1,"result":{"status":"maybe"}}`:                                                   "unknown variant `maybe`, expected `ok` or `error`",
 		`{"type":"operation/request","id":1,"request":{"method":"session/execute","sessionId":"s","request":{"tool_call_id":"c","enabled_tools":[{"name":"a","tool_name":{"name":"a"},"description":"","kind":"magic"}],"source":""}}}`: "unknown variant `magic`, expected `function` or `freeform`",
 		"{\n\"type\": ": "EOF while parsing a value at line 2 column 8",
+		`{"type":"connection/hello","supportedVersions":null,"requiredCapabilities":[],"optionalCapabilities":[]}`: "invalid type: null, expected a sequence",
 	} {
 		if _, err := decode([]byte(frame)); err == nil || err.Error() != want {
 			t.Errorf("%s: got %v, want %q", frame, err, want)

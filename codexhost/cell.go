@@ -81,6 +81,7 @@ func (s *server) execute(sess *session, r *request) {
 	if sess.heapMiB > 0 {
 		lim.HeapMiB = min(lim.WithDefaults().HeapMiB, sess.heapMiB)
 	}
+	<-s.rtReady
 	rc, err := s.rt.Prepare(runtime.CellRequest{ID: c.id, SessionID: sess.id, Source: prelude + e.Source, Origin: Origin,
 		Tools: defs, Events: c, Limits: lim, NoTokenBudget: true, Store: maps.Clone(sess.store)})
 	if err != nil {

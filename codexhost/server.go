@@ -65,10 +65,11 @@ func (e *FatalError) Report() string {
 
 // server is one connection's state; mu guards everything below it.
 type server struct {
-	cfg Config
-	rt  *runtime.Runtime
-	w   *writer
-	log hclog.Logger
+	cfg     Config
+	rt      *runtime.Runtime // set once rtReady is closed
+	rtReady chan struct{}
+	w       *writer
+	log     hclog.Logger
 
 	mu        sync.Mutex
 	seen      map[int64]bool // every request id so far
@@ -106,11 +107,23 @@ func Serve(in io.Reader, out io.Writer, cfg Config) error {
 		seen: map[int64]bool{}, sessions: map[string]*session{}, used: map[string]bool{},
 		delegates: map[int64]*delegate{}, observers: map[int64]*observer{}}
 	own := s.rt == nil
+	s.rtReady = make(chan struct{})
+	if own {
+		// Started while the handshake and the session's open go by, so
+		// the first execute finds an isolate warm.
+		go func() {
+			s.rt = runtime.New(cfg.RuntimeConfig)
+			close(s.rtReady)
+		}()
+	} else {
+		close(s.rtReady)
+	}
 	defer func() {
 		s.w.close() // first: nothing the cells report while they stop is sent
-		if own && s.rt != nil {
+		if own {
 			// Close terminates the cells still running, as Codex's
 			// host drops them when its input ends.
+			<-s.rtReady
 			s.rt.Close()
 		}
 	}()
@@ -120,9 +133,6 @@ func Serve(in io.Reader, out io.Writer, cfg Config) error {
 			return nil
 		}
 		return err
-	}
-	if own {
-		s.rt = runtime.New(cfg.RuntimeConfig)
 	}
 	for {
 		frame, err := readFrame(r)

@@ -192,7 +192,7 @@ func (s *server) handshake(r *bufio.Reader) error {
 }
 
 // send queues a frame; one over the cap is logged and dropped (callers
-// that can answer in its place use sendOr).
+// that can answer in its place call s.w.send and check its error).
 func (s *server) send(m any) {
 	if err := s.w.send(m); err != nil {
 		s.log.Error("frame not sent", "error", err)

@@ -41,8 +41,8 @@ type cell struct {
 
 // pendingReq is an exec, wait or terminate awaiting its cell.result.
 type pendingReq struct {
-	id    uint64
-	t     string      // the request's type, for an error that replaces a refused result
+	id     uint64
+	t      string      // the request's type, for an error that replaces a refused result
 	timer  *time.Timer // the yield timer; nil for terminate
 	wake   bool        // a wait: answered as soon as something new happens
 	tokens uint32      // the request's own output budget (a wait's max_output_tokens); 0: the cell's

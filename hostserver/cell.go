@@ -36,6 +36,7 @@ type cell struct {
 	isClosed    bool
 	storeWrites []protocol.StoreEntry // committed writes, for the final result
 	nudged      bool                  // a notify or yield_control since the last result: the next wait returns at once
+	yieldNudged bool                  // a yield_control since the last result: the next wait returns at once, a quiet one too
 	soon        *time.Timer           // set once something new happened while waits were pending: answers them after wakeDelay
 }
 
@@ -151,6 +152,7 @@ type reqKind int
 const (
 	reqExec      reqKind = iota // answered at the end or when its yield time passes
 	reqWait                     // like exec, and as soon as something new happens
+	reqQuietWait                // like exec, and at once after a yield_control() nobody saw
 	reqTerminate                // answered at the end only
 )
 
@@ -171,7 +173,7 @@ func (c *cell) addRequest(id uint64, t string, kind reqKind, yield time.Duration
 		c.mu.Unlock()
 		return true
 	}
-	now := p.wake && (c.nudged || !c.out.Empty())
+	now := (p.wake && (c.nudged || !c.out.Empty())) || (kind == reqQuietWait && c.yieldNudged)
 	if yield > 0 && !now && kind != reqTerminate {
 		p.timer = time.AfterFunc(yield, func() { c.answerNow(id) })
 	}
@@ -204,7 +206,7 @@ func (c *cell) answerLocked(id uint64) {
 		p.stop()
 		items, _, cut := c.out.Take(nil, nil, c.budget(nil, p.tokens))
 		c.streamed = 0
-		c.nudged = false
+		c.nudged, c.yieldNudged = false, false
 		c.srv.forgetRequest(id)
 		if !c.hasWaitLocked() && c.soon != nil {
 			c.soon.Stop()
@@ -238,7 +240,7 @@ func (c *cell) Yield() {
 		}
 	}
 	if len(ids) == 0 && c.result == nil {
-		c.nudged = true
+		c.nudged, c.yieldNudged = true, true
 	}
 	c.mu.Unlock()
 	for _, id := range ids {

@@ -164,3 +164,30 @@ func TestWaitTakesItsOwnOutputBudget(t *testing.T) {
 	}
 	assert.Less(t, size, 400)
 }
+
+// TestQuietWaitAfterAnUnseenYieldControlReturnsAtOnce: a yield_control()
+// nobody was waiting for answers the next wait, a quiet one too; a
+// notify nobody saw does not answer a quiet wait.
+func TestQuietWaitAfterAnUnseenYieldControlReturnsAtOnce(t *testing.T) {
+	p := startHost(t, Config{})
+	p.handshake()
+	p.openSession("s1")
+	execID, cellID := p.exec(&protocol.Exec{Session: "s1", YieldMS: 60_000, Tools: []protocol.ToolDef{echoTool},
+		Source: `yield_control(); await tools.echo({}); notify("n"); await tools.echo({}); text("y"); yield_control(); await tools.echo({})`})
+	_, calls := p.result(execID)
+	if len(calls) == 0 {
+		calls = append(calls, expect[*protocol.ToolCallRequest](p))
+	}
+	// No request is pending: the notify is not seen by anyone.
+	p.send(&protocol.ToolResult{ID: calls[0].ID, Value: json.RawMessage(`{}`)})
+	assert.Equal(t, "n", expect[*protocol.Notify](p).Text)
+	second := expect[*protocol.ToolCallRequest](p)
+	// The yield_control() after "y" comes while nothing is pending.
+	p.send(&protocol.ToolResult{ID: second.ID, Value: json.RawMessage(`{}`)})
+	expect[*protocol.ToolCallRequest](p) // the script is past yield_control()
+	waitID := p.id()
+	p.send(&protocol.Wait{ID: waitID, Session: "s1", Cell: cellID, YieldMS: 60_000, Quiet: true})
+	res, _ := p.result(waitID)
+	assert.Equal(t, protocol.StatusYielded, res.Status)
+	assert.Equal(t, []string{"y"}, texts(res.Items))
+}

@@ -225,7 +225,7 @@ func (s *server) lookupCell(id uint64, t, sessionID, cellID string) *cell {
 func (s *server) wait(m *protocol.Wait) {
 	kind := reqWait
 	if m.Quiet {
-		kind = reqExec // answered as an exec is: at the end, the yield time or yield_control()
+		kind = reqQuietWait // answered as an exec is: at the end, the yield time or yield_control()
 	}
 	s.cellRequest(m.ID, m.Type(), m.Session, m.Cell, kind, yieldTime(m.YieldMS), m.MaxOutputTokens)
 }

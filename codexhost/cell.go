@@ -25,6 +25,7 @@ type cell struct {
 	toolCallID string
 	tools      map[string]toolDef // by the name the runtime reports (the wire name)
 	rc         *runtime.Cell
+	execID     string // gRPC: the Execute's execution_id
 
 	items   []protocol.Item // made since the last observation answered
 	obs     *observer       // the execute or wait observing the cell
@@ -36,25 +37,26 @@ type cell struct {
 
 // observer is an execute or wait awaiting the cell.
 type observer struct {
-	id        int64
+	key       any // v1: the request id (int64); gRPC: an obsKey
 	execute   bool
 	c         *cell
 	start     time.Time
 	maxTokens int
 	timer     *time.Timer
+	ch        chan observed // gRPC: where its one answer goes
 }
 
-// execute starts a cell. Caller holds s.mu.
-func (s *server) execute(sess *session, r *request) {
-	e := r.Execute
+// execute starts a cell for e, observed by o (an execute); started is
+// called with the cell before o observes it. It returns why no cell
+// started, or "". Caller holds s.mu.
+func (s *server) execute(sess *session, e executeReq, execID string, o *observer, started func(*cell)) string {
 	if n := len(sess.cells); n >= int(s.cfg.Limits.WithDefaults().CellsPerSession) {
 		// Ours: each live cell holds an isolate. Codex's host has no
 		// such limit (300 live cells were accepted).
-		s.respond(r.ID, fail(fmt.Sprintf("session %q already has %d live cells (its limit); wait for or terminate one first", sess.id, n)))
-		return
+		return fmt.Sprintf("session %q already has %d live cells (its limit); wait for or terminate one first", sess.id, n)
 	}
 	sess.nextCell++
-	c := &cell{s: s, sess: sess, id: strconv.Itoa(sess.nextCell), toolCallID: e.ToolCallID, tools: map[string]toolDef{}}
+	c := &cell{s: s, sess: sess, id: strconv.Itoa(sess.nextCell), toolCallID: e.ToolCallID, tools: map[string]toolDef{}, execID: execID}
 	var defs []protocol.ToolDef
 	for _, t := range e.EnabledTools {
 		if _, dup := c.tools[t.Name]; dup {
@@ -66,16 +68,15 @@ func (s *server) execute(sess *session, r *request) {
 		defs = append(defs, protocol.ToolDef{Name: t.Name, Description: t.Description, Kind: protocol.ToolKind(t.Kind),
 			InputSchema: t.InputSchema, OutputSchema: t.OutputSchema})
 	}
-	maxTokens := 0
 	if e.MaxOutputTokens != nil {
-		maxTokens = int(min(*e.MaxOutputTokens, 1<<31))
+		o.maxTokens = int(min(*e.MaxOutputTokens, 1<<31))
 	}
 	if msg := moduleError(e.Source); msg != "" {
 		sess.cells[c.id] = c
-		s.respond(r.ID, ok(startedValue{Type: "execution/started", CellID: c.id}))
+		started(c)
 		c.result = &runtime.Result{CellID: c.id, Status: protocol.StatusFailed, Error: &protocol.ErrorInfo{Name: "SyntaxError", Message: msg, Stack: msg}}
-		c.observe(r.ID, true, sess.yieldFor(e.YieldTimeMS), maxTokens)
-		return
+		c.observe(o, sess.yieldFor(e.YieldTimeMS))
+		return ""
 	}
 	lim := s.cfg.Limits
 	if sess.heapMiB > 0 {
@@ -86,24 +87,24 @@ func (s *server) execute(sess *session, r *request) {
 		Tools: defs, Events: c, Limits: lim, NoTokenBudget: true, Store: maps.Clone(sess.store)})
 	if err != nil {
 		sess.nextCell--
-		s.respond(r.ID, fail(strings.TrimPrefix(err.Error(), "runtime: ")))
-		return
+		return strings.TrimPrefix(err.Error(), "runtime: ")
 	}
 	c.rc = rc
 	sess.cells[c.id] = c
-	s.respond(r.ID, ok(startedValue{Type: "execution/started", CellID: c.id}))
-	c.observe(r.ID, true, sess.yieldFor(e.YieldTimeMS), maxTokens)
+	started(c)
+	c.observe(o, sess.yieldFor(e.YieldTimeMS))
 	if err := rc.Start(); err != nil {
 		c.result = &runtime.Result{CellID: c.id, Status: protocol.StatusFailed, Error: &protocol.ErrorInfo{Name: "Error", Message: err.Error()}}
 		c.finishLocked()
 	}
+	return ""
 }
 
-// observe makes request id the cell's observer for d. Caller holds s.mu.
-func (c *cell) observe(id int64, execute bool, d time.Duration, maxTokens int) {
-	o := &observer{id: id, execute: execute, c: c, start: time.Now(), maxTokens: maxTokens}
+// observe makes o the cell's observer for d. Caller holds s.mu.
+func (c *cell) observe(o *observer, d time.Duration) {
+	o.c, o.start = c, time.Now()
 	c.obs = o
-	c.s.observers[id] = o
+	c.s.observers[o.key] = o
 	o.timer = time.AfterFunc(d, func() {
 		c.s.mu.Lock()
 		defer c.s.mu.Unlock()
@@ -117,32 +118,15 @@ func (c *cell) observe(id int64, execute bool, d time.Duration, maxTokens int) {
 // end detaches the observer from its cell. Caller holds s.mu.
 func (o *observer) end() {
 	o.timer.Stop()
-	delete(o.c.s.observers, o.id)
+	delete(o.c.s.observers, o.key)
 	if o.c.obs == o {
 		o.c.obs = nil
 	}
 }
 
-// reply answers the observer with a runtime response. A response over
-// the frame cap becomes an error result for the request, as in Codex's
-// host. Caller holds s.mu.
-func (o *observer) reply(variant string, body any) {
-	var m any
-	resp := map[string]any{variant: body}
-	if o.execute {
-		m = idMsg{Type: "execute/initialResponse", ID: o.id, Result: ok(resp)}
-	} else {
-		m = idMsg{Type: "operation/response", ID: o.id, Result: ok(waitValue{Type: "wait/completed", Outcome: map[string]any{"LiveCell": resp}})}
-	}
-	if err := o.c.s.w.send(m); err != nil {
-		what := "wait response"
-		t := "operation/response"
-		if o.execute {
-			what, t = "initial response", "execute/initialResponse"
-		}
-		o.c.s.send(idMsg{Type: t, ID: o.id, Result: fail("code-mode " + what + " exceeds the IPC frame limit: " + err.Error())})
-	}
-}
+// reply answers the observer with a runtime response (Yielded,
+// Terminated or Result). Caller holds s.mu.
+func (o *observer) reply(variant string, body any) { o.c.s.out.reply(o, variant, body) }
 
 // take returns the output since the last observation, as content items.
 func (c *cell) take() []contentItem {
@@ -183,9 +167,8 @@ func (c *cell) finishLocked() {
 		}
 		items = truncateItems(items, tokens)
 	}
-	o.reply("Result", resultBody{CellID: c.id, ContentItems: contentItems(items), ErrorText: errText, DurationNS: int64(time.Since(o.start))})
 	c.remove()
-	c.s.send(closedMsg{Type: "cell/closed", SessionID: c.sess.id, CellID: c.id})
+	c.s.out.result(o, resultBody{CellID: c.id, ContentItems: contentItems(items), ErrorText: errText, DurationNS: int64(time.Since(o.start))})
 }
 
 // remove takes the cell out of its session. Caller holds s.mu.
@@ -229,18 +212,16 @@ func (c *cell) Output(it protocol.Item) {
 	}
 }
 
-// Notify implements runtime.Events: a notification/send delegate; the
-// cell's result waits until every notification was delivered.
+// Notify implements runtime.Events: v1 sends a notification/send
+// delegate, and the cell's result waits until every notification was
+// delivered; gRPC sends a notification event and holds nothing.
 func (c *cell) Notify(text string) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	if c.gone {
 		return
 	}
-	id := c.s.newDelegate(c, nil)
-	c.unacked++
-	c.s.send(delegateMsg{Type: "delegate/request", ID: id, SessionID: c.sess.id,
-		Request: notificationSend{Type: "notification/send", CallID: c.toolCallID, CellID: c.id, Text: text}})
+	c.s.out.notify(c, text)
 }
 
 // Yield implements runtime.Events: yield_control() answers the observer.
@@ -273,11 +254,11 @@ func (c *cell) ToolCall(call *runtime.ToolCall) {
 		input = json.RawMessage("null")
 	}
 	id := c.s.newDelegate(c, call)
-	m := delegateMsg{Type: "delegate/request", ID: id, SessionID: c.sess.id, Request: toolInvoke{Type: "tool/invoke",
-		Invocation: invocation{CellID: c.id, RuntimeToolCallID: "tool-" + strconv.Itoa(c.calls), ToolName: name, ToolKind: kind, Input: input}}}
-	if err := c.s.w.send(m); err != nil {
+	inv := invocation{CellID: c.id, RuntimeToolCallID: "tool-" + strconv.Itoa(c.calls), ToolName: name, ToolKind: kind, Input: input}
+	if te := c.s.out.toolCall(c, id, inv); te != nil {
 		delete(c.s.delegates, id)
-		call.Answer(nil, &protocol.ToolError{Code: protocol.CodeLimitExceeded, Tool: call.Name, Message: err.Error()})
+		te.Tool = call.Name
+		call.Answer(nil, te)
 	}
 }
 

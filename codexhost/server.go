@@ -68,7 +68,8 @@ type server struct {
 	cfg     Config
 	rt      *runtime.Runtime // set once rtReady is closed
 	rtReady chan struct{}
-	w       *writer
+	w       *writer // v1
+	out     output
 	log     hclog.Logger
 
 	mu        sync.Mutex
@@ -77,7 +78,7 @@ type server struct {
 	used      map[string]bool // session ids opened before
 	delegates map[int64]*delegate
 	nextDel   int64
-	observers map[int64]*observer // by request id
+	observers map[any]*observer // by observer key
 }
 
 // session is one open session.
@@ -89,6 +90,7 @@ type session struct {
 	cells      map[string]*cell
 	nextCell   int
 	store      map[string]json.RawMessage
+	g          *grpcSession // gRPC only
 }
 
 // delegate is a delegate/request awaiting its delegate/response.
@@ -100,32 +102,12 @@ type delegate struct {
 // Serve speaks protocol v1 on in and out until in ends (nil) or a fatal
 // frame arrives (a *FatalError). A rejected handshake returns nil.
 func Serve(in io.Reader, out io.Writer, cfg Config) error {
-	if cfg.Logger == nil {
-		cfg.Logger = hclog.NewNullLogger()
-	}
-	s := &server{cfg: cfg, rt: cfg.Runtime, log: cfg.Logger, w: newWriter(out),
-		seen: map[int64]bool{}, sessions: map[string]*session{}, used: map[string]bool{},
-		delegates: map[int64]*delegate{}, observers: map[int64]*observer{}}
-	own := s.rt == nil
-	s.rtReady = make(chan struct{})
-	if own {
-		// Started while the handshake and the session's open go by, so
-		// the first execute finds an isolate warm.
-		go func() {
-			s.rt = runtime.New(cfg.RuntimeConfig)
-			close(s.rtReady)
-		}()
-	} else {
-		close(s.rtReady)
-	}
+	s := newServer(cfg)
+	s.w = newWriter(out)
+	s.out = v1out{s}
 	defer func() {
 		s.w.close() // first: nothing the cells report while they stop is sent
-		if own {
-			// Close terminates the cells still running, as Codex's
-			// host drops them when its input ends.
-			<-s.rtReady
-			s.rt.Close()
-		}
+		s.closeRuntime()
 	}()
 	r := bufio.NewReaderSize(in, 64<<10)
 	if err := s.handshake(r); err != nil {
@@ -149,6 +131,38 @@ func Serve(in io.Reader, out io.Writer, cfg Config) error {
 		if err := s.dispatch(m); err != nil {
 			return err
 		}
+	}
+}
+
+// newServer returns a server with no output yet, its runtime starting.
+func newServer(cfg Config) *server {
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	s := &server{cfg: cfg, rt: cfg.Runtime, log: cfg.Logger,
+		seen: map[int64]bool{}, sessions: map[string]*session{}, used: map[string]bool{},
+		delegates: map[int64]*delegate{}, observers: map[any]*observer{}}
+	s.rtReady = make(chan struct{})
+	if s.rt == nil {
+		// Started while the handshake and the session's open go by, so
+		// the first execute finds an isolate warm.
+		go func() {
+			s.rt = runtime.New(cfg.RuntimeConfig)
+			close(s.rtReady)
+		}()
+	} else {
+		close(s.rtReady)
+	}
+	return s
+}
+
+// closeRuntime closes the runtime the server started, which terminates
+// the cells still running, as Codex's host drops them when its input
+// ends.
+func (s *server) closeRuntime() {
+	if s.cfg.Runtime == nil {
+		<-s.rtReady
+		s.rt.Close()
 	}
 }
 
@@ -221,7 +235,7 @@ func (s *server) dispatch(m *message) error {
 	case "operation/cancel":
 		if o := s.observers[m.ID]; o != nil && !o.execute {
 			o.end()
-			s.respond(o.id, fail("code-mode request cancelled"))
+			s.respond(m.ID, fail("code-mode request cancelled"))
 		}
 	case "operation/yield":
 		if o := s.observers[m.ID]; o != nil {
@@ -246,7 +260,12 @@ func (s *server) request(r *request) {
 	}
 	switch r.Method {
 	case "session/execute":
-		s.execute(sess, r)
+		o := &observer{key: r.ID, execute: true}
+		if msg := s.execute(sess, r.Execute, "", o, func(c *cell) {
+			s.respond(r.ID, ok(startedValue{Type: "execution/started", CellID: c.id}))
+		}); msg != "" {
+			s.respond(r.ID, fail(msg))
+		}
 	case "session/wait":
 		c := sess.cells[r.Wait.CellID]
 		if c == nil {
@@ -257,7 +276,7 @@ func (s *server) request(r *request) {
 			s.respond(r.ID, fail(fmt.Sprintf("exec cell %s already has an active observer", c.id)))
 			return
 		}
-		c.observe(r.ID, false, sess.yieldFor(&r.Wait.YieldTimeMS), 0)
+		c.observe(&observer{key: r.ID}, sess.yieldFor(&r.Wait.YieldTimeMS))
 	case "session/terminate":
 		c := sess.cells[r.CellID]
 		if c == nil {
@@ -295,21 +314,37 @@ func (s *server) open(r *request) {
 		s.respond(r.ID, fail(fmt.Sprintf("code-mode session ID `%s` was reused", r.SessionID)))
 		return
 	}
-	sess := &session{id: r.SessionID, truncation: r.Truncation, cells: map[string]*cell{}, store: map[string]json.RawMessage{}}
-	if r.Limits != nil {
-		sess.maxYield = r.Limits.MaxYieldTimeMS
-		if b := r.Limits.MaxHeapSizeBytes; b != nil {
-			mib := (*b + 1<<20 - 1) >> 20
-			sess.heapMiB = uint32(max(1, min(mib, 1<<31)))
-		}
-	}
-	if n := len(s.sessions); n >= int(s.cfg.Limits.WithDefaults().SessionsPerHost) {
-		s.respond(r.ID, fail(fmt.Sprintf("the host already has %d open sessions (its limit); close one first", n)))
+	sess := newSession(r.SessionID, r.Truncation, r.Limits)
+	if msg := s.sessionLimit(); msg != "" {
+		s.respond(r.ID, fail(msg))
 		return
 	}
 	s.used[r.SessionID] = true
 	s.sessions[r.SessionID] = sess
 	s.respond(r.ID, ok(sessionValue{Type: "session/ready", SessionID: sess.id}))
+}
+
+// newSession is a session with the limits session/open or OpenSession
+// asked for.
+func newSession(id, truncation string, limits *limitsWire) *session {
+	sess := &session{id: id, truncation: truncation, cells: map[string]*cell{}, store: map[string]json.RawMessage{}}
+	if limits != nil {
+		sess.maxYield = limits.MaxYieldTimeMS
+		if b := limits.MaxHeapSizeBytes; b != nil {
+			mib := (*b + 1<<20 - 1) >> 20
+			sess.heapMiB = uint32(max(1, min(mib, 1<<31)))
+		}
+	}
+	return sess
+}
+
+// sessionLimit is why no other session may open now, or "". Caller
+// holds s.mu.
+func (s *server) sessionLimit() string {
+	if n := len(s.sessions); n >= int(s.cfg.Limits.WithDefaults().SessionsPerHost) {
+		return fmt.Sprintf("the host already has %d open sessions (its limit); close one first", n)
+	}
+	return ""
 }
 
 // yieldFor is how long an observation with the asked yield time lasts:
@@ -345,14 +380,20 @@ func (s *server) delegateResponse(d *delegateResp) {
 		c.finishLocked()
 		return
 	}
+	s.out.answered(d.ID)
+	answerCall(del.call, d)
+}
+
+// answerCall settles a tool call with the client's answer.
+func answerCall(call *runtime.ToolCall, d *delegateResp) {
 	switch {
 	case !d.OK:
-		del.call.Answer(nil, &protocol.ToolError{Code: protocol.CodeToolFailed, Tool: del.call.QualifiedName(), Message: d.Error})
+		call.Answer(nil, &protocol.ToolError{Code: protocol.CodeToolFailed, Tool: call.QualifiedName(), Message: d.Error})
 	case d.Kind != "tool/result":
-		del.call.Answer(nil, &protocol.ToolError{Code: protocol.CodeToolFailed, Tool: del.call.QualifiedName(),
+		call.Answer(nil, &protocol.ToolError{Code: protocol.CodeToolFailed, Tool: call.QualifiedName(),
 			Message: "the client answered a tool call with " + d.Kind})
 	default:
-		del.call.Answer(d.Result, nil)
+		call.Answer(d.Result, nil)
 	}
 }
 
@@ -375,6 +416,6 @@ func (s *server) cancelDelegates(c *cell) {
 	slices.Sort(ids)
 	for _, id := range ids {
 		delete(s.delegates, id)
-		s.send(cancelMsg{Type: "delegate/cancel", ID: id})
+		s.out.cancel(c, id)
 	}
 }

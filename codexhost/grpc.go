@@ -196,8 +196,9 @@ func (g *grpcOut) toolCall(c *cell, id int64, inv invocation) *protocol.ToolErro
 	return &protocol.ToolError{Code: protocol.CodeToolFailed, Message: "no code-mode tool subscription matches the requested tool"}
 }
 
+// answered forgets the delegate id; its invocation_id stays known, so
+// that a late CompleteToolCall for it is OK, as with Codex's host.
 func (g *grpcOut) answered(id int64) {
-	delete(g.byInvocation, g.invocations[id])
 	delete(g.invocations, id)
 }
 
@@ -407,9 +408,12 @@ func (svc *grpcService) CompleteToolCall(_ context.Context, req *codexpb.Complet
 		return nil, err
 	}
 	id, found := svc.g.byInvocation[req.GetInvocationId()]
-	del := s.delegates[id]
-	if !found || del == nil || del.c.sess.id != req.GetSessionId() {
+	if !found {
 		return nil, status.Error(codes.NotFound, "unknown code-mode tool invocation "+req.GetInvocationId())
+	}
+	del := s.delegates[id]
+	if del == nil || del.c.sess.id != req.GetSessionId() {
+		return &codexpb.CompleteToolCallResponse{}, nil // answered, cancelled or its cell gone
 	}
 	var d delegateResp
 	switch o := req.GetOutcome().(type) {
@@ -441,11 +445,17 @@ func (svc *grpcService) AcknowledgeNotification(_ context.Context, req *codexpb.
 	if _, err := svc.session(req.GetSessionId()); err != nil {
 		return nil, err
 	}
+	if !uuidRE.MatchString(req.GetNotificationId()) {
+		return nil, status.Error(codes.InvalidArgument, "code-mode notification ID must be a UUID")
+	}
 	return &codexpb.AcknowledgeNotificationResponse{}, nil
 }
 
 // Execute runs a cell: ExecutionStarted at once, then its one outcome.
 func (svc *grpcService) Execute(req *codexpb.ExecuteRequest, stream codexpb.CodeModeHost_ExecuteServer) error {
+	if req.GetToolCallId() == "" {
+		return status.Error(codes.InvalidArgument, "code-mode tool call ID must not be empty")
+	}
 	e := executeReq{ToolCallID: req.GetToolCallId(), Source: req.GetSource(), YieldTimeMS: req.YieldTimeMs, MaxOutputTokens: req.MaxOutputTokens}
 	for _, t := range req.GetEnabledTools() {
 		if t.GetToolName() == nil {
@@ -553,11 +563,16 @@ func upper(s string) string {
 }
 
 // missingCell is the Wait and Terminate answer for a cell that is not
-// live.
-func missingCell(id string) *codexpb.WaitResponse {
+// live; in server output mode it carries the "Script error:" item too.
+func missingCell(sess *session, id string) *codexpb.WaitResponse {
 	text := "exec cell " + id + " not found"
-	return &codexpb.WaitResponse{State: &codexpb.WaitResponse_MissingCell{MissingCell: &codexpb.ExecutionOutcome{CellId: id,
-		ContentItems: []*codexpb.ContentItem{}, Outcome: &codexpb.ExecutionOutcome_Completed{Completed: &codexpb.ExecutionCompleted{ErrorText: &text}}}}}
+	items := []contentItem{}
+	if sess.truncation == "server" {
+		items = append(items, contentItem{Type: "input_text", Text: "Script error:\n" + text})
+	}
+	out := outcome("Result", resultBody{CellID: id, ContentItems: items, ErrorText: &text})
+	out.CodeModeHostDurationNs = 0
+	return &codexpb.WaitResponse{State: &codexpb.WaitResponse_MissingCell{MissingCell: out}}
 }
 
 // Wait observes a live cell for yield_time_ms.
@@ -572,7 +587,7 @@ func (svc *grpcService) Wait(ctx context.Context, req *codexpb.WaitRequest) (*co
 	c := sess.cells[req.GetCellId()]
 	if c == nil {
 		s.mu.Unlock()
-		return missingCell(req.GetCellId()), nil
+		return missingCell(sess, req.GetCellId()), nil
 	}
 	if c.obs != nil {
 		s.mu.Unlock()
@@ -644,7 +659,7 @@ func (svc *grpcService) Terminate(_ context.Context, req *codexpb.TerminateReque
 	}
 	c := sess.cells[req.GetCellId()]
 	if c == nil {
-		return missingCell(req.GetCellId()), nil
+		return missingCell(sess, req.GetCellId()), nil
 	}
 	start := time.Now()
 	c.stopLocked()

@@ -509,12 +509,15 @@ func TestStartedAsCodexHost(t *testing.T) {
 }
 
 // TestListenOtherThanStdio checks that a transport this command does
-// not serve is refused as bad usage.
+// not serve (Codex's 0.169 host has no WebSocket either) is refused as
+// bad usage, naming the ones it serves.
 func TestListenOtherThanStdio(t *testing.T) {
-	out, err := exec.Command(testhost.Bin(t), "codex-host", "--listen", "grpc+stdio://").CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "only stdio") {
-		t.Fatalf("want exit 2 naming stdio, got %v: %s", err, out)
+	for _, url := range []string{"ws://127.0.0.1:0", "grpc+stdio://x", "grpc://nope"} {
+		out, err := exec.Command(testhost.Bin(t), "codex-host", "--listen", url).CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "grpc://IP:PORT") {
+			t.Errorf("%s: want exit 2 naming grpc://IP:PORT, got %v: %s", url, err, out)
+		}
 	}
 }
 

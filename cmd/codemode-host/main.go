@@ -4,7 +4,7 @@
 //
 //	codemode-host run SCRIPT [--tools FILE] [--json] [--timeout DUR] [--trace]
 //	codemode-host stdio
-//	codemode-host codex-host [--listen stdio]
+//	codemode-host codex-host [--listen stdio|grpc+stdio://|grpc://IP:PORT]
 //	codemode-host version
 //
 // run exits 0 when the cell completed, 1 when it failed or timed out, 2
@@ -48,7 +48,7 @@ func main() {
 		os.Exit(servePlugin())
 	}
 	if startedAsCodexHost(os.Args) {
-		os.Exit(execute([]string{"codex-host"}))
+		os.Exit(execute(append([]string{"codex-host"}, os.Args[1:]...)))
 	}
 	os.Exit(execute(os.Args[1:]))
 }

@@ -114,7 +114,34 @@ func (m *replayModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestCodexExecRunsOnOurHost(t *testing.T) {
 	// searchTools is ours alone: "function" shows our host ran the cell.
 	model := &replayModel{source: `text("hello from exec"); text(typeof searchTools); notify("progress"); throw new Error("boom at end")`}
-	runCodexExec(t, model)
+	runCodexExec(t, model, false)
+	checkExecOutputs(t, model)
+}
+
+// TestCodexExecRunsOnOurHostGRPC is the same run on codex's default
+// transport: `--listen grpc+stdio://`, gRPC over the pipe pair.
+func TestCodexExecRunsOnOurHostGRPC(t *testing.T) {
+	model := &replayModel{source: `text("hello from exec"); text(typeof searchTools); notify("progress"); throw new Error("boom at end")`}
+	runCodexExec(t, model, true)
+	checkExecOutputs(t, model)
+}
+
+// TestCodexExecNestedToolOnOurHostGRPC has a cell call one of codex's
+// own tools over gRPC: the ToolCall on codex's subscription, its
+// CompleteToolCall, the result back in the cell.
+func TestCodexExecNestedToolOnOurHostGRPC(t *testing.T) {
+	model := &replayModel{source: `text("hi"); const r = await tools.exec_command({cmd: "echo nested"}); ` +
+		`text(JSON.stringify(r).includes("nested") ? "nested ok" : JSON.stringify(r))`}
+	runCodexExec(t, model, true)
+	if texts := outputTexts(t, model.outputs[0]); len(texts) != 3 || !strings.HasPrefix(texts[0], "Script completed\n") || texts[1] != "hi" || texts[2] != "nested ok" {
+		t.Errorf("what codex gave the model from our host: %q", texts)
+	}
+}
+
+// checkExecOutputs checks what codex gave the model for the run of
+// TestCodexExecRunsOnOurHost.
+func checkExecOutputs(t *testing.T, model *replayModel) {
+	t.Helper()
 	texts := outputTexts(t, model.outputs[0])
 	if len(texts) != 4 || !strings.HasPrefix(texts[0], "Script failed\nWall time ") || texts[1] != "hello from exec" || texts[2] != "function" ||
 		texts[3] != "Script error:\nError: boom at end\n    at exec_main.mjs:1:78" {
@@ -135,9 +162,15 @@ func TestCodexExecRunsOnOurHost(t *testing.T) {
 // exec on our host: the exec pragma's yield time, codex's "Script
 // running with cell ID" and the model's wait tool.
 func TestCodexExecWaitsOnOurHost(t *testing.T) {
+	for _, grpc := range []bool{false, true} {
+		t.Run(map[bool]string{false: "v1", true: "grpc"}[grpc], func(t *testing.T) { codexExecWaits(t, grpc) })
+	}
+}
+
+func codexExecWaits(t *testing.T, grpc bool) {
 	model := &replayModel{wait: true, source: "// @exec: {\"yield_time_ms\": 200}\n" +
 		`text("start"); await new Promise(r => setTimeout(r, 600)); text("end")`}
-	runCodexExec(t, model)
+	runCodexExec(t, model, grpc)
 	if texts := outputTexts(t, model.outputs[0]); len(texts) != 2 || !strings.HasPrefix(texts[0], "Script running with cell ID 1\n") || texts[1] != "start" {
 		t.Errorf("the exec's output: %q", texts)
 	}
@@ -165,8 +198,9 @@ func outputTexts(t *testing.T, item json.RawMessage) []string {
 	return texts
 }
 
-// runCodexExec runs codex exec against model, its host our binary.
-func runCodexExec(t *testing.T, model *replayModel) {
+// runCodexExec runs codex exec against model, its host our binary, on
+// gRPC (codex's default) or v1.
+func runCodexExec(t *testing.T, model *replayModel, grpc bool) {
 	t.Helper()
 	codex := codexbin.Codex(t)
 	dir := t.TempDir()
@@ -204,8 +238,8 @@ env_key = "REPLAY_API_KEY"
 
 [features]
 code_mode = true
-code_mode_host_grpc = false
-`, ln.Addr())
+code_mode_host_grpc = %t
+`, ln.Addr(), grpc)
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}

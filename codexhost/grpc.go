@@ -9,7 +9,6 @@ import (
 	"net"
 	"regexp"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -216,19 +215,27 @@ func (g *grpcOut) notify(c *cell, text string) {
 		NotificationId: newUUID(), ExecutionId: c.execID, CellId: c.id, CallId: c.toolCallID, Text: text}}}})
 }
 
-// closeSession terminates the session's cells (tool_call_cancelled,
-// Terminated to their observers, cell_closed) and ends its streams.
-// Caller holds s.mu.
+// closeSession ends the session (CloseSession, a dropped lease, the
+// connection gone) as Codex's host does: its cells stop with no
+// tool_call_cancelled or cell_closed, an Execute or Wait observing one
+// fails with UNKNOWN "EOF" (what a grpc-go client reads from Codex's
+// host), and its streams end. Caller holds s.mu.
 func (g *grpcOut) closeSession(sess *session) {
-	ids := make([]string, 0, len(sess.cells))
-	for id := range sess.cells {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, func(a, b string) int { x, _ := strconv.Atoi(a); y, _ := strconv.Atoi(b); return x - y })
-	for _, id := range ids {
-		c := sess.cells[id]
-		c.stopLocked()
-		g.closed(c)
+	for _, c := range sess.cells {
+		if o := c.obs; o != nil {
+			o.end()
+			o.ch <- observed{err: status.Error(codes.Unknown, "EOF")}
+		}
+		for id, d := range g.s.delegates {
+			if d.c == c {
+				delete(g.s.delegates, id)
+				g.answered(id)
+			}
+		}
+		c.remove()
+		if c.rc != nil {
+			c.rc.Terminate()
+		}
 	}
 	delete(g.s.sessions, sess.id)
 	sess.g.events.close()
@@ -341,8 +348,8 @@ func (svc *grpcService) OpenSession(req *codexpb.OpenSessionRequest, stream code
 	return err
 }
 
-// CloseSession terminates the session's cells, ends its streams with OK,
-// then answers.
+// CloseSession stops the session's cells, ends its streams with OK, then
+// answers.
 func (svc *grpcService) CloseSession(ctx context.Context, req *codexpb.CloseSessionRequest) (*codexpb.CloseSessionResponse, error) {
 	s := svc.s
 	s.mu.Lock()

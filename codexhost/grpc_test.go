@@ -10,6 +10,7 @@ import (
 	"net"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -124,6 +125,12 @@ func grpcExchange(t *testing.T, host codexpb.CodeModeHostClient, ctx context.Con
 			t.Fatal(err)
 		}
 	}
+	for _, bad := range []*codexpb.OpenSessionRequest{{OutputTruncation: 7}, {MaxPendingDelegateCalls: proto.Uint32(0)}} {
+		ev, err := host.OpenSession(ctx, bad)
+		must(err)
+		_, err = ev.Recv()
+		tr.add("OpenSession bad", nil, err)
+	}
 	events, err := host.OpenSession(ctx, &codexpb.OpenSessionRequest{
 		OutputTruncation: codexpb.OutputTruncation_OUTPUT_TRUNCATION_SERVER, MaxPendingDelegateCalls: proto.Uint32(4096)})
 	must(err)
@@ -219,6 +226,33 @@ func grpcExchange(t *testing.T, host codexpb.CodeModeHostClient, ctx context.Con
 	tr.add("Wait", w, err)
 	tr.lines = append(tr.lines, "Wait header buffered-for-ns: "+strings.Join(header.Get("codex-code-mode-result-buffered-for-ns"), ","))
 
+	// 2b. Promise.all: three calls at once, answered in reverse; a second
+	// observer of a live cell.
+	run = execute("exec2b", &codexpb.ExecuteRequest{ExecutionId: "00000000-0000-4000-8000-00000000002b", ToolCallId: "call-2b",
+		EnabledTools: echo, YieldTimeMs: proto.Uint64(5000), Source: `const a = await Promise.all([tools.echo({n: 1}), tools.echo({n: 2}), tools.echo({n: 3})]); ` +
+			`text(JSON.stringify(a)); await new Promise(r => setTimeout(r, 300)); text("done")`})
+	var three []*codexpb.ToolCall
+	for i := 0; i < 3; i++ {
+		call, err := calls.Recv()
+		must(err)
+		three = append(three, call)
+	}
+	slices.SortFunc(three, func(a, b *codexpb.ToolCall) int { return int(a.GetSequence()) - int(b.GetSequence()) })
+	for _, call := range three {
+		tr.add("ToolCall", call, nil)
+	}
+	for i := 2; i >= 0; i-- {
+		_, err = host.CompleteToolCall(ctx, &codexpb.CompleteToolCallRequest{SessionId: session, InvocationId: three[i].GetInvocationId(),
+			Outcome: &codexpb.CompleteToolCallRequest_Succeeded{Succeeded: &codexpb.ToolCallSucceeded{OutputJson: three[i].GetInputJson()}}})
+		tr.add("CompleteToolCall", &codexpb.CompleteToolCallResponse{}, err)
+	}
+	_, err = host.Wait(ctx, &codexpb.WaitRequest{SessionId: session, CellId: "3", WaitId: "wait-x", YieldTimeMs: 10})
+	tr.add("Wait while the execute observes", nil, err)
+	nextEvent("cell_closed 3")
+	outcome("exec2b", run)
+	tm, err := host.Terminate(ctx, &codexpb.TerminateRequest{SessionId: session, CellId: "3"})
+	tr.add("Terminate a closed cell", tm, err)
+
 	// 3. Terminate a cell with a pending tool call.
 	run = execute("exec3", &codexpb.ExecuteRequest{ExecutionId: "00000000-0000-4000-8000-000000000003", ToolCallId: "call-3",
 		EnabledTools: echo, YieldTimeMs: proto.Uint64(100), Source: `text("t"); await tools.echo({y: 2})`})
@@ -226,10 +260,10 @@ func grpcExchange(t *testing.T, host codexpb.CodeModeHostClient, ctx context.Con
 	must(err)
 	tr.add("ToolCall", call, nil)
 	outcome("exec3", run)
-	tm, err := host.Terminate(ctx, &codexpb.TerminateRequest{SessionId: session, CellId: "3"})
+	tm, err = host.Terminate(ctx, &codexpb.TerminateRequest{SessionId: session, CellId: "4"})
 	tr.add("Terminate", tm, err)
 	nextEvent("tool_call_cancelled")
-	nextEvent("cell_closed 3")
+	nextEvent("cell_closed 4")
 
 	// 4. YieldObservation ends an Execute now; CancelWait ends a Wait.
 	run = execute("exec4", &codexpb.ExecuteRequest{ExecutionId: "00000000-0000-4000-8000-000000000004", ToolCallId: "call-4",
@@ -241,16 +275,16 @@ func grpcExchange(t *testing.T, host codexpb.CodeModeHostClient, ctx context.Con
 	outcome("exec4", run)
 	waited := make(chan error, 1)
 	go func() {
-		_, err := host.Wait(ctx, &codexpb.WaitRequest{SessionId: session, CellId: "4", WaitId: "wait-3", YieldTimeMs: 10000})
+		_, err := host.Wait(ctx, &codexpb.WaitRequest{SessionId: session, CellId: "5", WaitId: "wait-3", YieldTimeMs: 10000})
 		waited <- err
 	}()
 	time.Sleep(100 * time.Millisecond) // the Wait is observing
 	_, err = host.CancelWait(ctx, &codexpb.CancelWaitRequest{SessionId: session, WaitId: "wait-3"})
 	tr.add("CancelWait", &codexpb.CancelWaitResponse{}, err)
 	tr.add("Wait cancelled", nil, <-waited)
-	tm, err = host.Terminate(ctx, &codexpb.TerminateRequest{SessionId: session, CellId: "4"})
+	tm, err = host.Terminate(ctx, &codexpb.TerminateRequest{SessionId: session, CellId: "5"})
 	tr.add("Terminate", tm, err)
-	nextEvent("cell_closed 4")
+	nextEvent("cell_closed 5")
 
 	// 5. Errors codex can meet.
 	run, err = host.Execute(ctx, &codexpb.ExecuteRequest{SessionId: session, ExecutionId: "00000000-0000-4000-8000-000000000003", ToolCallId: "c", Source: "1"})

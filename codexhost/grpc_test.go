@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -417,12 +418,11 @@ func TestGRPCAgainstCodexHost(t *testing.T) {
 	}
 }
 
-// TestGRPCOverTCP checks --listen grpc://IP:PORT: the address on
-// stdout, then the service on it.
-func TestGRPCOverTCP(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), grpcDeadline)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, testhost.Bin(t), "codex-host", "--listen", "grpc://127.0.0.1:0")
+// startTCPHost runs bin listening on grpc://127.0.0.1:0 and returns the
+// address it printed.
+func startTCPHost(t *testing.T, ctx context.Context, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, append(args, "--listen", "grpc://127.0.0.1:0")...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -435,7 +435,46 @@ func TestGRPCOverTCP(t *testing.T) {
 	if err != nil || !strings.HasPrefix(line, "http://127.0.0.1:") {
 		t.Fatalf("first stdout line %q, %v", line, err)
 	}
-	conn, err := grpc.NewClient(strings.TrimPrefix(strings.TrimSpace(line), "http://"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	return strings.TrimPrefix(strings.TrimSpace(line), "http://")
+}
+
+// healthAnswers sends HTTP/1.x requests to addr and returns each
+// answer's status line and Allow header.
+func healthAnswers(t *testing.T, addr string) []string {
+	t.Helper()
+	var got []string
+	for _, req := range []string{"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", "HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /other HTTP/1.1\r\nHost: x\r\n\r\n", "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", "GET /healthz HTTP/1.0\r\n\r\n"} {
+		c, err := net.DialTimeout("tcp", addr, grpcDeadline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetDeadline(time.Now().Add(grpcDeadline))
+		if _, err := io.WriteString(c, req); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		c.Close()
+		if err != nil {
+			t.Fatalf("%q: %v", req, err)
+		}
+		got = append(got, fmt.Sprintf("%s %s allow=%q length=%d", resp.Proto, resp.Status, resp.Header.Get("Allow"), resp.ContentLength))
+	}
+	return got
+}
+
+// TestGRPCOverTCP checks --listen grpc://IP:PORT: the address on
+// stdout, the HTTP/1.x health answers (compared with Codex's host's),
+// then the service on it.
+func TestGRPCOverTCP(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), grpcDeadline)
+	defer cancel()
+	want := healthAnswers(t, startTCPHost(t, ctx, codexbin.Host(t)))
+	addr := startTCPHost(t, ctx, testhost.Bin(t), "codex-host")
+	if got := healthAnswers(t, addr); !slices.Equal(got, want) {
+		t.Errorf("HTTP/1.x answers:\n codex: %q\n ours:  %q", want, got)
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@ func serveCodex(listen string) error {
 		}
 		fmt.Fprintf(frames, "http://%s\n", l.Addr())
 		log.Info("codex-code-mode-host listening on http://" + l.Addr().String())
-		return codexhost.ServeGRPC(l, cfg)
+		return codexhost.ServeGRPC(codexhost.WithHealth(l), cfg)
 	}
 	err = codexhost.Serve(os.Stdin, frames, cfg)
 	var fe *codexhost.FatalError

@@ -29,7 +29,7 @@ import (
 // report into stream messages.
 func ServeGRPC(l net.Listener, cfg Config) error {
 	s := newServer(cfg)
-	g := &grpcOut{s: s, invocations: map[int64]string{}, byInvocation: map[string]int64{}}
+	g := &grpcOut{s: s, invocations: map[int64]string{}, byInvocation: map[string]invocationRef{}}
 	s.out = g
 	defer s.closeRuntime()
 	gs := grpc.NewServer(grpc.MaxRecvMsgSize(MaxFrame), grpc.MaxSendMsgSize(MaxFrame))
@@ -150,7 +150,13 @@ func (sub *subscription) matches(n toolName) bool {
 type grpcOut struct {
 	s            *server
 	invocations  map[int64]string // delegate id → invocation_id
-	byInvocation map[string]int64
+	byInvocation map[string]invocationRef
+}
+
+// invocationRef is what an invocation_id names: a delegate of a session.
+type invocationRef struct {
+	id      int64
+	session *session
 }
 
 func (g *grpcOut) reply(o *observer, variant string, body any) {
@@ -182,7 +188,7 @@ func (g *grpcOut) toolCall(c *cell, id int64, inv invocation) *protocol.ToolErro
 		}
 		inID := newUUID()
 		g.invocations[id] = inID
-		g.byInvocation[inID] = id
+		g.byInvocation[inID] = invocationRef{id, c.sess}
 		kind := codexpb.ToolKind_TOOL_KIND_FUNCTION
 		if inv.ToolKind == string(protocol.KindFreeform) {
 			kind = codexpb.ToolKind_TOOL_KIND_FREEFORM
@@ -235,6 +241,11 @@ func (g *grpcOut) closeSession(sess *session) {
 		c.remove()
 		if c.rc != nil {
 			c.rc.Terminate()
+		}
+	}
+	for inID, ref := range g.byInvocation {
+		if ref.session == sess {
+			delete(g.byInvocation, inID)
 		}
 	}
 	delete(g.s.sessions, sess.id)
@@ -414,12 +425,13 @@ func (svc *grpcService) CompleteToolCall(_ context.Context, req *codexpb.Complet
 	if _, err := svc.session(req.GetSessionId()); err != nil {
 		return nil, err
 	}
-	id, found := svc.g.byInvocation[req.GetInvocationId()]
-	if !found {
+	ref, found := svc.g.byInvocation[req.GetInvocationId()]
+	if !found || ref.session.id != req.GetSessionId() {
 		return nil, status.Error(codes.NotFound, "unknown code-mode tool invocation "+req.GetInvocationId())
 	}
+	id := ref.id
 	del := s.delegates[id]
-	if del == nil || del.c.sess.id != req.GetSessionId() {
+	if del == nil {
 		return &codexpb.CompleteToolCallResponse{}, nil // answered, cancelled or its cell gone
 	}
 	var d delegateResp

@@ -38,7 +38,7 @@ const grpcDeadline = 15 * time.Second
 // startGRPCHost runs bin with args (its --listen grpc+stdio://) and
 // returns a client over its stdin and stdout, and a function that closes
 // the connection and returns the host's exit error and stderr.
-func startGRPCHost(t *testing.T, ctx context.Context, bin string, args ...string) (codexpb.CodeModeHostClient, func() (string, error)) {
+func startGRPCHost(t testing.TB, ctx context.Context, bin string, args ...string) (codexpb.CodeModeHostClient, func() (string, error)) {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	stdin, err := cmd.StdinPipe()
@@ -420,7 +420,7 @@ func TestGRPCAgainstCodexHost(t *testing.T) {
 
 // startTCPHost runs bin listening on grpc://127.0.0.1:0 and returns the
 // address it printed.
-func startTCPHost(t *testing.T, ctx context.Context, bin string, args ...string) string {
+func startTCPHost(t testing.TB, ctx context.Context, bin string, args ...string) string {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, bin, append(args, "--listen", "grpc://127.0.0.1:0")...)
 	stdout, err := cmd.StdoutPipe()

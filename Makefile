@@ -60,7 +60,7 @@ lint: ## gofmt, go vet and staticcheck.
 # `go run ./bench/run -h`).
 BENCHFLAGS ?=
 
-bench: build node_modules/.installed bench/peer/node_modules/.installed ## Run the Go benchmarks, then compare the host with the peer, the pipe floor and a Node parent (table + bench/results/*.json).
+bench: build node_modules/.installed test/codex/node_modules/.installed bench/peer/node_modules/.installed ## Run the Go benchmarks, then compare the host with the peer, Codex's host, the pipe floor and a Node parent (table + bench/results/*.json).
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./bench/run -host $(BIN) -peer bench/peer -out bench/results $(BENCHFLAGS)
 	$(GO) run ./bench/tokens

@@ -53,8 +53,9 @@ func nodeRows(r *bench.NodeParentResult, err error) []bench.Row {
 }
 
 // writeJSON writes the report with the Node parent's measurements under
-// "node_parent" to dir/<timestamp>.json and returns the path.
-func writeJSON(rep *bench.Report, node *bench.NodeParentResult, nodeErr error, dir string) (string, error) {
+// "node_parent" and Codex's host against ours under "codex_peer" to
+// dir/<timestamp>.json and returns the path.
+func writeJSON(rep *bench.Report, node *bench.NodeParentResult, nodeErr error, codex *bench.CodexPeerResult, codexErr error, dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -62,9 +63,14 @@ func writeJSON(rep *bench.Report, node *bench.NodeParentResult, nodeErr error, d
 		*bench.Report
 		NodeParent      *bench.NodeParentResult `json:"node_parent,omitempty"`
 		NodeParentError string                  `json:"node_parent_error,omitempty"`
-	}{Report: rep, NodeParent: node}
+		CodexPeer       *bench.CodexPeerResult  `json:"codex_peer,omitempty"`
+		CodexPeerError  string                  `json:"codex_peer_error,omitempty"`
+	}{Report: rep, NodeParent: node, CodexPeer: codex}
 	if nodeErr != nil {
 		v.NodeParentError = nodeErr.Error()
+	}
+	if codexErr != nil {
+		v.CodexPeerError = codexErr.Error()
 	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

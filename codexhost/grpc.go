@@ -9,12 +9,14 @@ import (
 	"net"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 
 	"github.com/codemode-host/codemode-host/codexhost/codexpb"
@@ -32,7 +34,7 @@ func ServeGRPC(l net.Listener, cfg Config) error {
 	g := &grpcOut{s: s, invocations: map[int64]string{}, byInvocation: map[string]invocationRef{}}
 	s.out = g
 	defer s.closeRuntime()
-	gs := grpc.NewServer(grpc.MaxRecvMsgSize(MaxFrame), grpc.MaxSendMsgSize(MaxFrame))
+	gs := grpc.NewServer(grpc.MaxRecvMsgSize(MaxFrame), grpc.MaxSendMsgSize(MaxFrame), grpc.StatsHandler(afterRPCs{}))
 	codexpb.RegisterCodeModeHostServer(gs, &grpcService{s: s, g: g})
 	err := gs.Serve(l)
 	gs.Stop()
@@ -668,7 +670,7 @@ func (svc *grpcService) CancelWait(_ context.Context, req *codexpb.CancelWaitReq
 
 // Terminate stops a live cell: tool_call_cancelled for its pending
 // calls, Terminated to its observer, this answer, cell_closed.
-func (svc *grpcService) Terminate(_ context.Context, req *codexpb.TerminateRequest) (*codexpb.WaitResponse, error) {
+func (svc *grpcService) Terminate(ctx context.Context, req *codexpb.TerminateRequest) (*codexpb.WaitResponse, error) {
 	s := svc.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -682,10 +684,70 @@ func (svc *grpcService) Terminate(_ context.Context, req *codexpb.TerminateReque
 	}
 	start := time.Now()
 	c.stopLocked()
-	svc.g.closed(c)
+	closed := cellClosed(c)
+	events := sess.g.events
+	// cell_closed follows the answer, as from Codex's host.
+	if !afterRPC(ctx, func() { events.push(sessionItem{ev: closed}) }) {
+		events.push(sessionItem{ev: closed})
+	}
 	return &codexpb.WaitResponse{State: &codexpb.WaitResponse_LiveCell{LiveCell: outcome("Terminated",
 		liveBody{CellID: c.id, ContentItems: []contentItem{}, DurationNS: int64(time.Since(start))})}}, nil
 }
+
+// afterRPCs is a stats.Handler that runs what a handler left with
+// afterRPC once its call's status was sent.
+type afterRPCs struct{}
+
+type afterKey struct{}
+
+// after holds what runs once the call ended.
+type after struct {
+	mu sync.Mutex
+	fn func()
+}
+
+// afterRPC makes fn run once the call of ctx was answered; false when
+// ctx is not a call's (fn then never runs).
+func afterRPC(ctx context.Context, fn func()) bool {
+	a, ok := ctx.Value(afterKey{}).(*after)
+	if !ok {
+		return false
+	}
+	a.mu.Lock()
+	a.fn = fn
+	a.mu.Unlock()
+	return true
+}
+
+// TagRPC implements stats.Handler.
+func (afterRPCs) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context.Context {
+	if strings.HasSuffix(info.FullMethodName, "/Terminate") {
+		return context.WithValue(ctx, afterKey{}, &after{})
+	}
+	return ctx
+}
+
+// HandleRPC implements stats.Handler.
+func (afterRPCs) HandleRPC(ctx context.Context, s stats.RPCStats) {
+	if _, end := s.(*stats.End); !end {
+		return
+	}
+	if a, ok := ctx.Value(afterKey{}).(*after); ok {
+		a.mu.Lock()
+		fn := a.fn
+		a.fn = nil
+		a.mu.Unlock()
+		if fn != nil {
+			fn()
+		}
+	}
+}
+
+// TagConn implements stats.Handler.
+func (afterRPCs) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+
+// HandleConn implements stats.Handler.
+func (afterRPCs) HandleConn(context.Context, stats.ConnStats) {}
 
 // queue is an unbounded FIFO that one goroutine drains (a stream's
 // handler), so that a cell's report never waits for the network.

@@ -118,7 +118,11 @@ type grpcSession struct {
 	events  *queue[sessionItem] // the OpenSession stream
 	subs    []*subscription
 	execIDs map[string]bool // execution ids used so far
-	ended   chan struct{}   // closed when the OpenSession call returned
+	// maxPending is OpenSession's max_pending_delegate_calls (0: no
+	// such limit); pending counts the tool calls not yet answered.
+	maxPending uint32
+	pending    int
+	ended      chan struct{} // closed when the OpenSession call returned
 }
 
 // sessionItem is an event for the session stream; after runs once it
@@ -184,6 +188,9 @@ func cellClosed(c *cell) *codexpb.SessionEvent {
 // toolCall routes the call to the first subscription that matches its
 // tool, as a ToolCall with a new invocation_id.
 func (g *grpcOut) toolCall(c *cell, id int64, inv invocation) *protocol.ToolError {
+	if sg := c.sess.g; sg.maxPending > 0 && sg.pending >= int(sg.maxPending) {
+		return &protocol.ToolError{Code: protocol.CodeLimitExceeded, Message: "code-mode session has too many pending delegate calls"}
+	}
 	for _, sub := range c.sess.g.subs {
 		if !sub.matches(inv.ToolName) {
 			continue
@@ -191,6 +198,7 @@ func (g *grpcOut) toolCall(c *cell, id int64, inv invocation) *protocol.ToolErro
 		inID := newUUID()
 		g.invocations[id] = inID
 		g.byInvocation[inID] = invocationRef{id, c.sess}
+		c.sess.g.pending++
 		kind := codexpb.ToolKind_TOOL_KIND_FUNCTION
 		if inv.ToolKind == string(protocol.KindFreeform) {
 			kind = codexpb.ToolKind_TOOL_KIND_FREEFORM
@@ -206,7 +214,10 @@ func (g *grpcOut) toolCall(c *cell, id int64, inv invocation) *protocol.ToolErro
 // answered forgets the delegate id; its invocation_id stays known, so
 // that a late CompleteToolCall for it is OK, as with Codex's host.
 func (g *grpcOut) answered(id int64) {
-	delete(g.invocations, id)
+	if inID, ok := g.invocations[id]; ok {
+		g.byInvocation[inID].session.g.pending--
+		delete(g.invocations, id)
+	}
 }
 
 func (g *grpcOut) cancel(c *cell, id int64) {
@@ -321,7 +332,7 @@ func (svc *grpcService) OpenSession(req *codexpb.OpenSessionRequest, stream code
 		return status.Error(codes.ResourceExhausted, msg)
 	}
 	sess := newSession(newUUID(), truncation, limits)
-	sess.g = &grpcSession{events: newQueue[sessionItem](), execIDs: map[string]bool{}, ended: make(chan struct{})}
+	sess.g = &grpcSession{events: newQueue[sessionItem](), execIDs: map[string]bool{}, ended: make(chan struct{}), maxPending: req.GetMaxPendingDelegateCalls()}
 	s.sessions[sess.id] = sess
 	s.mu.Unlock()
 	defer close(sess.g.ended)

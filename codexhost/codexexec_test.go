@@ -202,14 +202,22 @@ func outputTexts(t *testing.T, item json.RawMessage) []string {
 // gRPC (codex's default) or v1.
 func runCodexExec(t *testing.T, model *replayModel, grpc bool) {
 	t.Helper()
+	runCodexExecWith(t, model, grpc, testhost.Bin(t))
+}
+
+// runCodexExecWith runs codex exec against model with host as its
+// codex-code-mode-host: ours, or Codex's own.
+func runCodexExecWith(t *testing.T, model *replayModel, grpc bool, host string) {
+	t.Helper()
 	codex := codexbin.Codex(t)
 	dir := t.TempDir()
-	// codex starts the host next to its own executable: a hard link of
-	// it in dir, beside our binary under the host's name.
-	if err := os.Link(codex, filepath.Join(dir, "codex")); err != nil {
-		t.Skipf("cannot link codex into a temporary directory: %v", err)
+	// codex starts the host next to its own executable: a hard link (or a
+	// copy, across file systems) of it in dir, beside the host under the
+	// host's name.
+	if err := linkOrCopy(codex, filepath.Join(dir, "codex")); err != nil {
+		t.Fatal(err)
 	}
-	if err := os.Symlink(testhost.Bin(t), filepath.Join(dir, "codex-code-mode-host")); err != nil {
+	if err := os.Symlink(host, filepath.Join(dir, "codex-code-mode-host")); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -256,5 +264,81 @@ code_mode_host_grpc = %t
 	defer model.mu.Unlock()
 	if len(model.outputs) == 0 {
 		t.Fatalf("codex never sent the exec's output back to the model\n%s", out)
+	}
+}
+
+// linkOrCopy hard-links src to dst, or copies it (executable) when they
+// are on different file systems.
+func linkOrCopy(src, dst string) error {
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o755)
+}
+
+// wallTime is the header's wall time, which differs from run to run.
+var wallTime = regexp.MustCompile(`Wall time [0-9.]+ seconds`)
+
+// sameAsCodex runs model's cell through codex exec twice, with Codex's own
+// host and with ours, and checks that the model got the same outputs
+// (ids and wall times aside): the exec's, the wait's if it waited, and
+// the notifications.
+func sameAsCodex(t *testing.T, grpc bool, source string, wait bool) {
+	t.Helper()
+	// norm drops what codex itself makes up per run: the item's id and
+	// the wall time.
+	norm := func(item json.RawMessage) string {
+		var m map[string]any
+		if err := json.Unmarshal(item, &m); err != nil {
+			t.Fatalf("%v: %s", err, item)
+		}
+		delete(m, "id")
+		b, _ := json.Marshal(m)
+		return wallTime.ReplaceAllString(string(b), "Wall time <t> seconds")
+	}
+	run := func(host string) (outs []string) {
+		model := &replayModel{source: source, wait: wait}
+		runCodexExecWith(t, model, grpc, host)
+		for _, o := range model.outputs {
+			outs = append(outs, norm(o))
+		}
+		if model.waited != nil {
+			outs = append(outs, norm(model.waited))
+		}
+		return outs
+	}
+	theirs := run(codexbin.Host(t))
+	ours := run(testhost.Bin(t))
+	if strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
+		t.Errorf("the model got from our host:\n%s\nfrom Codex's host:\n%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"))
+	}
+}
+
+// TestCodexExecSameAsCodexHost is issue #22's end-to-end check: for text
+// output, a call to one of codex's own tools, Promise.all, a yielded cell
+// and a wait, and a thrown error, the unmodified codex exec hands the
+// model the same outputs from our host as from its own, on gRPC and on v1.
+func TestCodexExecSameAsCodexHost(t *testing.T) {
+	cases := []struct {
+		name, source string
+		wait         bool
+	}{
+		{"text", `text("hello"); text(6 * 7); notify("half way"); text([1, 2].map(x => x * 2).join())`, false},
+		{"codex tool", `const r = await tools.exec_command({cmd: "echo nested"}); text(JSON.stringify(r).includes("nested") ? "nested ok" : "missing")`, false},
+		{"Promise.all", `const r = await Promise.all([1, 2, 3].map(i => tools.exec_command({cmd: "echo p" + i})));` +
+			` text(r.map((x, i) => JSON.stringify(x).includes("p" + (i + 1)) ? "ok" : "bad").join())`, false},
+		{"yield and wait", "// @exec: {\"yield_time_ms\": 200}\n" + `text("start"); await new Promise(r => setTimeout(r, 600)); text("end")`, true},
+		{"thrown error", `text("before"); throw new Error("boom")`, false},
+	}
+	for _, grpc := range []bool{true, false} {
+		for _, c := range cases {
+			t.Run(map[bool]string{false: "v1/", true: "grpc/"}[grpc]+c.name, func(t *testing.T) {
+				sameAsCodex(t, grpc, c.source, c.wait)
+			})
+		}
 	}
 }

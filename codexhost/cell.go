@@ -83,7 +83,7 @@ func (s *server) execute(sess *session, e executeReq, execID string, o *observer
 		lim.HeapMiB = min(lim.WithDefaults().HeapMiB, sess.heapMiB)
 	}
 	<-s.rtReady
-	rc, err := s.rt.Prepare(runtime.CellRequest{ID: c.id, SessionID: sess.id, Source: prelude + e.Source, Origin: Origin,
+	rc, err := s.rt.Prepare(runtime.CellRequest{ID: c.id, SessionID: sess.id, Source: prelude + e.Source, Origin: Origin, Language: language(e.Source),
 		Tools: defs, Events: c, Limits: lim, NoTokenBudget: true, Store: maps.Clone(sess.store)})
 	if err != nil {
 		sess.nextCell--

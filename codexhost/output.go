@@ -138,6 +138,33 @@ func moduleError(src string) string {
 	return ""
 }
 
+// tsHint finds what only TypeScript writes: a type annotation, an
+// interface, a type alias, an enum, an `as` cast, a generic argument or a
+// parameter property. It only decides whether a cell is worth parsing
+// twice (see language).
+var tsHint = regexp.MustCompile(`:\s*(string|number|boolean|any|unknown|void|never|object|bigint|Record|Array|Promise|[A-Z]\w*)\b|` +
+	`\binterface\s+[A-Za-z_$]|\btype\s+[A-Za-z_$][\w$]*\s*(<[^>]*>)?\s*=|\benum\s+[A-Za-z_$]|\bas\s+(const\b|[A-Za-z_$])|` +
+	`<[A-Z][\w$]*(\[\])?>|\b(private|public|protected|readonly)\s+[A-Za-z_$]`)
+
+// language is how a Codex cell is run: JavaScript, as in Codex's host,
+// unless it does not parse as JavaScript but does as TypeScript (what our
+// host adds: the types are stripped, errors still point into the source
+// the model wrote). A JavaScript syntax error is thus V8's own, in V8's
+// words, as Codex's host reports it; only a cell that looks like
+// TypeScript pays for the extra parse.
+func language(src string) protocol.Language {
+	if !tsHint.MatchString(src) {
+		return protocol.LangJS
+	}
+	parses := func(l api.Loader) bool {
+		return len(api.Transform(src+"\n;export {}", api.TransformOptions{Format: api.FormatESModule, Loader: l}).Errors) == 0
+	}
+	if parses(api.LoaderJS) || !parses(api.LoaderTS) {
+		return protocol.LangJS
+	}
+	return protocol.LangTS
+}
+
 // prelude defines the globals a Codex cell has and ours lacks (content,
 // as_settled, stream_settled). It runs first in the cell, on the source's
 // first line, so no line number moves; errorText takes its length out of

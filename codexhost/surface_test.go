@@ -230,3 +230,28 @@ func TestGlobalsAgainstCodex(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeScriptCellsRun: what our host adds to Codex's. A cell that only
+// parses as TypeScript runs with its types stripped, and its errors point
+// into the source the model wrote; a JavaScript syntax error is still
+// V8's, in V8's words, as Codex's host reports it.
+func TestTypeScriptCellsRun(t *testing.T) {
+	s := openSession(t, nil, nil)
+	res := result(t, s.execute(2, `interface Point { x: number; y: number }
+const p: Point = {x: 1, y: 2};
+function norm(q: Point): number { return Math.hypot(q.x, q.y) }
+text((norm(p) as number).toFixed(3));
+const names: Array<string> = ["a", "b"];
+text(names.join());`, 5000))
+	if got := texts(res); strings.Join(got, "|") != "2.236|a,b" || res["error_text"] != nil {
+		t.Errorf("got %q, error_text %v", got, res["error_text"])
+	}
+	res = result(t, s.execute(3, "const n: number = 1;\nthrow new Error(\"at line two\")", 5000))
+	if e, _ := res["error_text"].(string); !strings.HasPrefix(e, "Error: at line two\n    at exec_main.mjs:2:") {
+		t.Errorf("the TypeScript cell's error points elsewhere: %q", e)
+	}
+	res = result(t, s.execute(4, `const x = ;`, 5000))
+	if e, _ := res["error_text"].(string); e != "SyntaxError: Unexpected token ';'" {
+		t.Errorf("a JavaScript syntax error: %q", e)
+	}
+}

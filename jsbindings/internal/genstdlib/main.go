@@ -14,12 +14,16 @@ import (
 func main() {
 	out, err := stdlibbuild.Build(".")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		fail(err)
 	}
 	if err := os.WriteFile(filepath.FromSlash(stdlibbuild.Output), out, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "genstdlib:", err)
-		os.Exit(1)
+		fail(fmt.Errorf("genstdlib: %w", err))
 	}
 	fmt.Fprintf(os.Stderr, "genstdlib: wrote %s (%d bytes)\n", stdlibbuild.Output, len(out))
+}
+
+// fail reports err on stderr and exits 1.
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "%v\n", err)
+	os.Exit(1)
 }

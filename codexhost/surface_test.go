@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codemode-host/codemode-host/internal/testhost"
 )
@@ -253,5 +254,24 @@ text(names.join());`, 5000))
 	res = result(t, s.execute(4, `const x = ;`, 5000))
 	if e, _ := res["error_text"].(string); e != "SyntaxError: Unexpected token ';'" {
 		t.Errorf("a JavaScript syntax error: %q", e)
+	}
+}
+
+// TestStuckCellExitsThree: a cell stopped inside a builtin that never
+// checks for termination is stuck; after CODEMODE_HOST_STUCK_AFTER the
+// host exits 3 (Codex starts a new one), as the stdio host does.
+func TestStuckCellExitsThree(t *testing.T) {
+	s := openSession(t, []string{"CODEMODE_HOST_STUCK_AFTER=300ms"}, nil)
+	s.send(map[string]any{"type": "operation/request", "id": 2, "request": map[string]any{"method": "session/execute", "sessionId": "s",
+		"request": map[string]any{"tool_call_id": "c", "enabled_tools": []any{}, "yield_time_ms": 60000,
+			"source": `Array.prototype.includes.call({length: 1e12, get 0() { exit(); return 0; }}, 1)`}}})
+	// Well before the default 5 s: the variable was read.
+	select {
+	case <-s.p.done:
+	case <-time.After(4 * time.Second):
+		t.Fatalf("the host did not exit after its 300 ms stuck deadline")
+	}
+	if code := s.p.cmd.ProcessState.ExitCode(); code != 3 {
+		t.Errorf("exit status %d, want 3; stderr: %s", code, s.p.stderr.String())
 	}
 }

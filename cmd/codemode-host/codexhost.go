@@ -44,7 +44,9 @@ over HTTP/2 with prior knowledge on the standard input/output pipe pair
 --listen grpc://IP:PORT: the same service on TCP; the address it listens
 on is printed as http://IP:PORT on standard output.
 CODEMODE_HOST_LIMITS (JSON, for example {"wall_ms": 60000}) sets the
-cells' limits.
+cells' limits; CODEMODE_HOST_STUCK_AFTER (a Go duration, default 5s) how
+long a stopped cell may take to end before the host exits with status 3;
+CODEMODE_HOST_LOG_LEVEL (trace ... error) its log level.
 
 Exit status: 0 when standard input (the connection) ends or the handshake
 was rejected, 1 when the client sent a frame Codex's host treats as fatal
@@ -83,7 +85,7 @@ func serveCodex(listen string) error {
 		return err
 	}
 	log := newHostLogger(os.Stderr)
-	rcfg := runtime.Config{Logger: log, OnStuck: func(c *runtime.Cell, _ protocol.Status, reason protocol.ErrorInfo) {
+	rcfg := runtime.Config{Logger: log, StuckAfter: stuckAfter(log), OnStuck: func(c *runtime.Cell, _ protocol.Status, reason protocol.ErrorInfo) {
 		// Its isolate's thread cannot be reclaimed: exit, and let
 		// Codex start a new host.
 		log.Error("exiting: a stopped cell is stuck inside V8", "cell", c.ID(), "reason", reason.Message)

@@ -62,15 +62,7 @@ func newHostLogger(w io.Writer) hclog.Logger {
 // serveFrames runs the protocol until the input ends; a rejected
 // handshake or broken framing exits with status 2.
 func serveFrames(in io.Reader, out io.WriteCloser, limits protocol.Limits, log hclog.Logger, onShutdown func()) error {
-	var rcfg runtime.Config
-	if v := os.Getenv(launch.StuckAfterEnv); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			log.Error("ignoring a bad "+launch.StuckAfterEnv+"; want a positive Go duration such as 5s", "value", v)
-		} else {
-			rcfg.StuckAfter = d
-		}
-	}
+	rcfg := runtime.Config{StuckAfter: stuckAfter(log)}
 	if f, ok := out.(*os.File); ok {
 		out = nbpipe.Wrap(f) // tool calls leave from the loop's own thread
 	}
@@ -101,4 +93,20 @@ func exitStuck(log hclog.Logger) func(session, cell string, reason protocol.Erro
 		log.Error("exiting: a stopped cell is stuck inside V8", "session", session, "cell", cell, "reason", reason.Message)
 		os.Exit(exitStuckStatus)
 	}
+}
+
+// stuckAfter reads launch.StuckAfterEnv, how long a stopped cell may take
+// to end (runtime.Config.StuckAfter); 0 (the default) when it is unset or
+// not a positive Go duration, which is logged.
+func stuckAfter(log hclog.Logger) time.Duration {
+	v := os.Getenv(launch.StuckAfterEnv)
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		log.Error("ignoring a bad "+launch.StuckAfterEnv+"; want a positive Go duration such as 5s", "value", v)
+		return 0
+	}
+	return d
 }

@@ -15,7 +15,10 @@ import (
 
 // TestV1HostRunsEveryScenario runs each scenario once through the v1 client
 // on our codex-host and on Codex's own host (skipped without test/codex,
-// failing under CI), the result checked as the harness checks it.
+// failing under CI), the result checked as the harness checks it, each
+// scenario on a fresh host. Codex's own host sometimes exits partway
+// through the Promise.all of 1,000 calls (bench/README.md), so that one
+// is not required of it.
 func TestV1HostRunsEveryScenario(t *testing.T) {
 	hosts := map[string]func(t *testing.T) (string, []string){
 		"ours":  func(t *testing.T) (string, []string) { return testhost.Bin(t), []string{"codex-host"} },
@@ -24,12 +27,18 @@ func TestV1HostRunsEveryScenario(t *testing.T) {
 	for name, bin := range hosts {
 		t.Run(name, func(t *testing.T) {
 			path, args := bin(t)
-			h, err := StartV1Host(context.Background(), name, path, args...)
-			require.NoError(t, err)
 			for _, sc := range Scenarios {
-				assert.NoError(t, checkRun(context.Background(), h, sc), sc.Key)
+				h, err := StartV1Host(context.Background(), name, path, args...)
+				require.NoError(t, err)
+				err = checkRun(context.Background(), h, sc)
+				if name == "codex" && sc.Key == "all1000" && err != nil {
+					t.Logf("Codex's host failed %s, as it sometimes does: %v", sc.Key, err)
+					_ = h.Close()
+					continue
+				}
+				assert.NoError(t, err, sc.Key)
+				assert.NoError(t, h.Close(), sc.Key)
 			}
-			assert.NoError(t, h.Close())
 		})
 	}
 }

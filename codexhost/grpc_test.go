@@ -371,7 +371,7 @@ func grpcExchange(t *testing.T, host codexpb.CodeModeHostClient, ctx context.Con
 	_, err = calls3.Header()
 	must(err)
 	run, err = host.Execute(ctx, &codexpb.ExecuteRequest{SessionId: session3, ExecutionId: "00000000-0000-4000-8000-000000000008", ToolCallId: "c",
-		EnabledTools: echo, Source: `const r = await Promise.allSettled([tools.echo({n: 1}), tools.echo({n: 2})]); ` +
+		EnabledTools: echo, YieldTimeMs: proto.Uint64(30000), Source: `const r = await Promise.allSettled([tools.echo({n: 1}), tools.echo({n: 2})]); ` +
 			`text(r.map(x => x.status + ":" + (x.value ?? String(x.reason))).join(","))`})
 	must(err)
 	ev, err = run.Recv()

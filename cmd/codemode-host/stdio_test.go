@@ -1,19 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/codemode-host/codemode-host/internal/testhost"
 	"github.com/codemode-host/codemode-host/protocol"
 )
 
@@ -25,24 +24,7 @@ type stdioHost struct {
 	stdin  io.WriteCloser
 	out    *protocol.FrameWriter
 	in     *protocol.FrameReader
-	stderr *lockedBuffer
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	stderr *testhost.Buffer
 }
 
 func startStdioHost(t *testing.T) *stdioHost {
@@ -52,7 +34,7 @@ func startStdioHost(t *testing.T) *stdioHost {
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	h := &stdioHost{t: t, cmd: cmd, stdin: stdin, stderr: &lockedBuffer{},
+	h := &stdioHost{t: t, cmd: cmd, stdin: stdin, stderr: &testhost.Buffer{},
 		out: protocol.NewFrameWriter(stdin, 0), in: protocol.NewFrameReader(stdout, 0)}
 	cmd.Stderr = h.stderr
 	require.NoError(t, cmd.Start())

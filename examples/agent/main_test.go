@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -55,25 +54,6 @@ func turn(items ...json.RawMessage) json.RawMessage {
 	return b
 }
 
-// lockedBuilder is a strings.Builder for the agent's log, which progress
-// reports write from the bridge's goroutines.
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuilder) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // mcpServer is server-everything from node_modules; the test is skipped
 // (failed under CI) without it or node.
 func mcpServer(t testing.TB) string {
@@ -112,7 +92,7 @@ func TestAgent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	model := newReplay(t)
-	var log lockedBuilder
+	var log testhost.Buffer // progress reports write from the bridge's goroutines
 	a := startAgent(t, ctx, model, registry.ModeCodeMode, registry.ExecFreeform, &log)
 
 	t.Run("exec calls MCP and native tools, then the model answers", func(t *testing.T) {

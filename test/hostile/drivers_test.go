@@ -153,7 +153,7 @@ type stdioDriver struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	frames  chan frameOrErr
-	stderr  *lockedBuffer
+	stderr  *testhost.Buffer
 	nextID  uint64
 	session string
 	store   map[string]json.RawMessage // the session's store as its results committed it
@@ -162,23 +162,6 @@ type stdioDriver struct {
 type frameOrErr struct {
 	m   protocol.Message
 	err error
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func newStdioDriver(t *testing.T) *stdioDriver {
@@ -198,7 +181,7 @@ func (d *stdioDriver) start(t *testing.T) {
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	d.stderr = &lockedBuffer{}
+	d.stderr = &testhost.Buffer{}
 	cmd.Stderr = d.stderr
 	require.NoError(t, cmd.Start())
 	d.cmd, d.stdin = cmd, stdin

@@ -27,9 +27,7 @@ func quietCell(t *testing.T, p *parent) (string, *protocol.ToolCallRequest) {
 	first, calls := p.result(execID)
 	require.Equal(t, protocol.StatusYielded, first.Status)
 	require.Equal(t, []string{"a"}, texts(first.Items))
-	if len(calls) == 0 {
-		calls = append(calls, expect[*protocol.ToolCallRequest](p))
-	}
+	calls = p.withACall(calls)
 	return cellID, calls[0]
 }
 
@@ -74,18 +72,14 @@ func TestQuietWaitIsAnsweredByYieldControlAndItsYieldTime(t *testing.T) {
 	execID, cellID := p.exec(&protocol.Exec{Session: "s1", YieldMS: 60_000, Tools: []protocol.ToolDef{echoTool},
 		Source: `yield_control(); await tools.echo({}); text("x"); yield_control(); await tools.echo({}); text("y"); await tools.echo({})`})
 	_, calls := p.result(execID)
-	if len(calls) == 0 {
-		calls = append(calls, expect[*protocol.ToolCallRequest](p))
-	}
+	calls = p.withACall(calls)
 	waitID := p.id()
 	p.send(&protocol.Wait{ID: waitID, Session: "s1", Cell: cellID, YieldMS: 60_000, Quiet: true})
 	p.send(&protocol.ToolResult{ID: calls[0].ID, Value: json.RawMessage(`{}`)})
 	res, calls := p.result(waitID)
 	assert.Equal(t, protocol.StatusYielded, res.Status, "yield_control() answers a quiet wait")
 	assert.Equal(t, []string{"x"}, texts(res.Items))
-	if len(calls) == 0 {
-		calls = append(calls, expect[*protocol.ToolCallRequest](p))
-	}
+	calls = p.withACall(calls)
 	waitID = p.id()
 	p.send(&protocol.Wait{ID: waitID, Session: "s1", Cell: cellID, YieldMS: 100, Quiet: true})
 	p.send(&protocol.ToolResult{ID: calls[0].ID, Value: json.RawMessage(`{}`)})
@@ -150,9 +144,7 @@ func TestWaitTakesItsOwnOutputBudget(t *testing.T) {
 	execID, cellID := p.exec(&protocol.Exec{Session: "s1", YieldMS: 60_000, Tools: []protocol.ToolDef{echoTool},
 		Source: `yield_control(); await tools.echo({}); text("x".repeat(10000)); yield_control(); await tools.echo({})`})
 	_, calls := p.result(execID)
-	if len(calls) == 0 {
-		calls = append(calls, expect[*protocol.ToolCallRequest](p))
-	}
+	calls = p.withACall(calls)
 	waitID := p.id()
 	p.send(&protocol.Wait{ID: waitID, Session: "s1", Cell: cellID, YieldMS: 60_000, Quiet: true, MaxOutputTokens: 25})
 	p.send(&protocol.ToolResult{ID: calls[0].ID, Value: json.RawMessage(`{}`)})
@@ -175,9 +167,7 @@ func TestQuietWaitAfterAnUnseenYieldControlReturnsAtOnce(t *testing.T) {
 	execID, cellID := p.exec(&protocol.Exec{Session: "s1", YieldMS: 60_000, Tools: []protocol.ToolDef{echoTool},
 		Source: `yield_control(); await tools.echo({}); notify("n"); await tools.echo({}); text("y"); yield_control(); await tools.echo({})`})
 	_, calls := p.result(execID)
-	if len(calls) == 0 {
-		calls = append(calls, expect[*protocol.ToolCallRequest](p))
-	}
+	calls = p.withACall(calls)
 	// No request is pending: the notify is not seen by anyone.
 	p.send(&protocol.ToolResult{ID: calls[0].ID, Value: json.RawMessage(`{}`)})
 	assert.Equal(t, "n", expect[*protocol.Notify](p).Text)

@@ -324,9 +324,7 @@ func TestYieldThenWaitReturnsOnlyNewOutput(t *testing.T) {
 	execID, cellID := p.exec(&protocol.Exec{Session: "s1", YieldMS: 60_000, Tools: []protocol.ToolDef{echoTool},
 		Source: `text("before"); yield_control(); await tools.echo({}); text("after"); return 1`})
 	y, calls := p.result(execID)
-	if len(calls) == 0 {
-		calls = append(calls, expect[*protocol.ToolCallRequest](p))
-	}
+	calls = p.withACall(calls)
 	call := calls[0]
 
 	assert.Equal(t, execID, y.ID)

@@ -64,6 +64,16 @@ func (p *parent) start(m *protocol.Exec) (uint64, string) {
 	}
 }
 
+// withACall returns calls, the tool calls a result skipped, or the next
+// tool.call when the result came before any.
+func (p *parent) withACall(calls []*protocol.ToolCallRequest) []*protocol.ToolCallRequest {
+	p.t.Helper()
+	if len(calls) == 0 {
+		calls = append(calls, p.toolCall())
+	}
+	return calls
+}
+
 // toolCall skips frames until the next tool.call.
 func (p *parent) toolCall() *protocol.ToolCallRequest {
 	p.t.Helper()
@@ -82,9 +92,7 @@ func TestWaitReturnsAsSoonAsNewOutputArrives(t *testing.T) {
 		Source: `await tools.echo({}); text("news"); await tools.echo({})`})
 	res, calls := p.result(execID)
 	require.Equal(t, protocol.StatusYielded, res.Status)
-	if len(calls) == 0 {
-		calls = append(calls, p.toolCall())
-	}
+	calls = p.withACall(calls)
 	// The wait's yield time (a minute) is longer than parent.next waits
 	// for a frame (10 s): a result at all means the output answered it.
 	waitID := p.id()
@@ -103,9 +111,7 @@ func TestWaitReturnsOnNotify(t *testing.T) {
 		Source: `await tools.echo({}); notify("half way"); await tools.echo({})`})
 	res, calls := p.result(execID)
 	require.Equal(t, protocol.StatusYielded, res.Status)
-	if len(calls) == 0 {
-		calls = append(calls, p.toolCall())
-	}
+	calls = p.withACall(calls)
 	waitID := p.id()
 	p.send(&protocol.Wait{ID: waitID, Session: "s1", Cell: cellID, YieldMS: 60_000})
 	p.send(&protocol.ToolResult{ID: calls[0].ID, Value: json.RawMessage(`{}`)})
@@ -133,9 +139,7 @@ func TestYieldControlWithNothingPendingMakesNextWaitReturnAtOnce(t *testing.T) {
 		Source: `await tools.echo({}); yield_control(); await tools.echo({})`})
 	res, calls := p.result(execID)
 	require.Equal(t, protocol.StatusYielded, res.Status)
-	if len(calls) == 0 {
-		calls = append(calls, p.toolCall())
-	}
+	calls = p.withACall(calls)
 	p.send(&protocol.ToolResult{ID: calls[0].ID, Value: json.RawMessage(`{}`)})
 	p.toolCall() // the second call comes after yield_control()
 	waitID := p.id()

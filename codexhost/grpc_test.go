@@ -88,6 +88,7 @@ var durationText = regexp.MustCompile(`"code_mode_host_duration_ns":"?\d+"?,?`)
 // aside.
 type transcript struct {
 	t     *testing.T
+	start time.Time
 	lines []string
 }
 
@@ -111,6 +112,7 @@ func (tr *transcript) add(what string, m proto.Message, err error) {
 	// protojson's spacing is deliberately unstable; drop it.
 	line = strings.ReplaceAll(line, " ", "")
 	tr.lines = append(tr.lines, line)
+	tr.t.Logf("%v %s", time.Since(tr.start).Round(time.Millisecond), what)
 }
 
 // grpcExchange drives a host through what codex does (open, subscribe,
@@ -119,11 +121,11 @@ func (tr *transcript) add(what string, m proto.Message, err error) {
 // the transcript.
 func grpcExchange(t *testing.T, host codexpb.CodeModeHostClient, ctx context.Context) []string {
 	t.Helper()
-	tr := &transcript{t: t}
+	tr := &transcript{t: t, start: time.Now()}
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%v\nthe steps that answered:\n%s", err, strings.Join(tr.lines, "\n"))
 		}
 	}
 	for _, bad := range []*codexpb.OpenSessionRequest{{OutputTruncation: 7}, {MaxPendingDelegateCalls: proto.Uint32(0)}} {
@@ -359,8 +361,10 @@ func grpcExchange(t *testing.T, host codexpb.CodeModeHostClient, ctx context.Con
 	}
 	tr.add("Wait after the lease dropped", nil, err)
 
-	// 6b. A session whose capacity is one pending tool call: the calls
-	// past it fail at once.
+	// 6b. A session whose capacity is one pending tool call: a call past
+	// it fails at once. The first call is answered only once the cell has
+	// yielded with the second one's failure: answered sooner, it would
+	// free the slot the second one takes.
 	events3, err := host.OpenSession(ctx, &codexpb.OpenSessionRequest{MaxPendingDelegateCalls: proto.Uint32(1)})
 	must(err)
 	first3, err := events3.Recv()
@@ -371,19 +375,21 @@ func grpcExchange(t *testing.T, host codexpb.CodeModeHostClient, ctx context.Con
 	_, err = calls3.Header()
 	must(err)
 	run, err = host.Execute(ctx, &codexpb.ExecuteRequest{SessionId: session3, ExecutionId: "00000000-0000-4000-8000-000000000008", ToolCallId: "c",
-		EnabledTools: echo, YieldTimeMs: proto.Uint64(30000), Source: `const r = await Promise.allSettled([tools.echo({n: 1}), tools.echo({n: 2})]); ` +
-			`text(r.map(x => x.status + ":" + (x.value ?? String(x.reason))).join(","))`})
+		EnabledTools: echo, YieldTimeMs: proto.Uint64(30000), Source: `const one = tools.echo({n: 1}); ` +
+			`text(await tools.echo({n: 2}).then(String, e => "rejected: " + String(e))); yield_control(); text(String(await one))`})
 	must(err)
 	ev, err = run.Recv()
 	tr.add("capacity exec", ev, err)
 	call, err = calls3.Recv()
 	must(err)
 	tr.add("capacity ToolCall", call, nil)
+	ev, err = run.Recv()
+	tr.add("capacity exec", ev, err)
 	_, err = host.CompleteToolCall(ctx, &codexpb.CompleteToolCallRequest{SessionId: session3, InvocationId: call.GetInvocationId(),
 		Outcome: &codexpb.CompleteToolCallRequest_Succeeded{Succeeded: &codexpb.ToolCallSucceeded{OutputJson: []byte(`"one"`)}}})
 	tr.add("capacity CompleteToolCall", &codexpb.CompleteToolCallResponse{}, err)
-	ev, err = run.Recv()
-	tr.add("capacity exec", ev, err)
+	w, err = host.Wait(ctx, &codexpb.WaitRequest{SessionId: session3, CellId: "1", WaitId: "wait-c", YieldTimeMs: 30000})
+	tr.add("capacity Wait", w, err)
 	_, err = host.CloseSession(ctx, &codexpb.CloseSessionRequest{SessionId: session3})
 	tr.add("CloseSession 3", &codexpb.CloseSessionResponse{}, err)
 

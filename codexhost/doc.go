@@ -3,8 +3,10 @@
 //
 // Serve speaks v1 (a u32 little-endian length, then one JSON object), what
 // that host serves started without arguments. One goroutine reads and
-// dispatches frames under one mutex; one writer goroutine sends them, so
-// a V8 loop that reports an event never waits on the pipe.
+// dispatches frames under one mutex; frames leave through a
+// protocol.Sender (from the sending goroutine when the output is a
+// protocol.TryWriter with room, else from its writer goroutine), so a
+// V8 loop that reports an event never waits on the pipe.
 //
 // ServeGRPC serves the gRPC service codex.code_mode.v1.CodeModeHost
 // (codexpb), what codex 0.169 starts by default (`--listen

@@ -7,7 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
+
+	"github.com/codemode-host/codemode-host/protocol"
 )
 
 // MaxFrame is the v1 frame cap: a frame's JSON payload may be at most
@@ -45,53 +46,19 @@ func readFrame(r *bufio.Reader) ([]byte, error) {
 	return body, nil
 }
 
-// writer sends frames from a queue on its own goroutine, so a V8 loop
-// that reports an event never waits for the pipe.
-type writer struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	queue  [][]byte
-	closed bool
-	done   chan struct{}
-	w      io.Writer
-	err    error
-}
+// writer sends v1 frames through a protocol.Sender: a frame leaves from
+// the sender's goroutine when the output is a protocol.TryWriter with
+// room (a V8 loop's tool call, with no hand-off), else from the Sender's
+// writer goroutine, so a V8 loop that reports an event never waits for
+// the pipe.
+type writer struct{ s *protocol.Sender }
 
-func newWriter(w io.Writer) *writer {
-	wr := &writer{w: w, done: make(chan struct{})}
-	wr.cond = sync.NewCond(&wr.mu)
-	go wr.run()
-	return wr
-}
+func newWriter(w io.Writer) *writer { return &writer{protocol.NewSender(w, 0)} }
 
-func (wr *writer) run() {
-	defer close(wr.done)
-	bw := bufio.NewWriterSize(wr.w, 64<<10)
-	for {
-		wr.mu.Lock()
-		for len(wr.queue) == 0 && !wr.closed {
-			wr.cond.Wait()
-		}
-		q := wr.queue
-		wr.queue = nil
-		closed := wr.closed
-		wr.mu.Unlock()
-		for _, f := range q {
-			if wr.err == nil {
-				_, wr.err = bw.Write(f)
-			}
-		}
-		if wr.err == nil {
-			wr.err = bw.Flush()
-		}
-		if closed && len(q) == 0 {
-			return
-		}
-	}
-}
-
-// send queues one message, encoded as JSON. A message over MaxFrame is
-// refused with Codex's error, so the caller can answer in its place.
+// send sends one message, encoded as JSON. A message over MaxFrame is
+// refused with Codex's error, so the caller can answer in its place. A
+// failed write is not the caller's to answer: the output is gone, and
+// the reader ends the connection when its input does.
 func (wr *writer) send(m any) error {
 	body, err := json.Marshal(m)
 	if err != nil {
@@ -103,20 +70,9 @@ func (wr *writer) send(m any) error {
 	f := make([]byte, 4+len(body))
 	binary.LittleEndian.PutUint32(f, uint32(len(body)))
 	copy(f[4:], body)
-	wr.mu.Lock()
-	if !wr.closed {
-		wr.queue = append(wr.queue, f)
-		wr.cond.Signal()
-	}
-	wr.mu.Unlock()
+	_ = wr.s.SendFrame(f)
 	return nil
 }
 
 // close sends what is queued and stops the writer.
-func (wr *writer) close() {
-	wr.mu.Lock()
-	wr.closed = true
-	wr.cond.Signal()
-	wr.mu.Unlock()
-	<-wr.done
-}
+func (wr *writer) close() { _ = wr.s.Close() }

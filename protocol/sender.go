@@ -115,6 +115,18 @@ func (s *Sender) send(m Message, mode int) error {
 	if err != nil {
 		return err
 	}
+	return s.sendFrame(frame, mode, m)
+}
+
+// SendFrame is Send for a frame of another wire format that the caller
+// encoded itself, header included (codexhost's v1 frames). The Sender's
+// frame cap is not checked: the caller applies its own. Frame is not
+// kept: the caller may reuse it once SendFrame returns.
+func (s *Sender) SendFrame(frame []byte) error { return s.sendFrame(frame, sendTry, nil) }
+
+// sendFrame sends an encoded frame in mode; m is the message it encodes,
+// whose size is checked against the cap, or nil for SendFrame.
+func (s *Sender) sendFrame(frame []byte, mode int, m Message) error {
 	s.mu.Lock()
 	switch {
 	case s.closed:
@@ -125,9 +137,11 @@ func (s *Sender) send(m Message, mode int) error {
 		s.mu.Unlock()
 		return err
 	}
-	if err := checkFrameSize(frame, s.max, m); err != nil {
-		s.mu.Unlock()
-		return err
+	if m != nil {
+		if err := checkFrameSize(frame, s.max, m); err != nil {
+			s.mu.Unlock()
+			return err
+		}
 	}
 	idle := !s.writing && len(s.pending) == 0
 	switch {

@@ -267,3 +267,20 @@ func TestSenderQueueLeavesABurstToTheWriter(t *testing.T) {
 		assert.Equal(t, &Ping{ID: i}, m)
 	}
 }
+
+func TestSendFrameKeepsForeignFramesWholeAndInOrder(t *testing.T) {
+	p := &partialPipe{room: 7}
+	s := NewSender(p, 16) // the cap applies to Send, not to SendFrame
+	var want []byte
+	buf := make([]byte, 0, 64)
+	for i := range 30 {
+		buf = append(buf[:0], 0, 0, 0, byte(20+i))
+		buf = append(buf, bytes.Repeat([]byte{byte('a' + i%26)}, 20+i)...)
+		want = append(want, buf...)
+		require.NoError(t, s.SendFrame(buf)) // buf is reused at once
+	}
+	require.NoError(t, s.Close())
+	assert.Equal(t, want, p.buf.Bytes())
+	assert.Positive(t, p.tries, "SendFrame tried the non-blocking write")
+	assert.ErrorIs(t, s.SendFrame([]byte{0, 0, 0, 0}), ErrSenderClosed)
+}

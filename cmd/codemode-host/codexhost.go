@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codemode-host/codemode-host/codexhost"
+	"github.com/codemode-host/codemode-host/internal/nbpipe"
 	"github.com/codemode-host/codemode-host/internal/pipeconn"
 	"github.com/codemode-host/codemode-host/protocol"
 	"github.com/codemode-host/codemode-host/runtime"
@@ -104,7 +105,7 @@ func serveCodex(listen string) error {
 		log.Info("codex-code-mode-host listening on http://" + l.Addr().String())
 		return codexhost.ServeGRPC(codexhost.WithHealth(l), cfg)
 	}
-	err = codexhost.Serve(os.Stdin, frames, cfg)
+	err = codexhost.Serve(os.Stdin, nbpipe.Wrap(frames), cfg) // tool calls leave from the loop's own thread
 	var fe *codexhost.FatalError
 	if errors.As(err, &fe) {
 		fmt.Fprint(os.Stderr, fe.Report())

@@ -42,7 +42,7 @@ func AnthropicToolResult(toolUseID string, res *protocol.CellResult) anthropic.T
 			}})
 			continue
 		}
-		note := fmt.Sprintf("[image %d: %s, %s — left out: this API takes base64 JPEG, PNG, GIF or WebP images]", n, dataURLMediaType(p.image.ImageURL), size(len(p.image.ImageURL)))
+		note := fmt.Sprintf("[image %d: %s, %s — left out: this API takes base64 JPEG, PNG, GIF or WebP images]", n, MediaType(p.image.ImageURL), size(len(p.image.ImageURL)))
 		block.Content = append(block.Content, anthropic.ToolResultBlockParamContentUnion{OfText: &anthropic.TextBlockParam{Text: note}})
 	}
 	return block

@@ -22,7 +22,7 @@ func ChatToolMessage(toolCallID string, res *protocol.CellResult) (tool openai.C
 			URL:    it.ImageURL,
 			Detail: it.Detail,
 		}))
-		return fmt.Sprintf("[image %d: %s, %s — shown in the next user message]", n, dataURLMediaType(it.ImageURL), size(len(it.ImageURL)))
+		return fmt.Sprintf("[image %d: %s, %s — shown in the next user message]", n, MediaType(it.ImageURL), size(len(it.ImageURL)))
 	})
 	return openai.ToolMessage(text, toolCallID), images
 }

@@ -2,9 +2,9 @@ package render
 
 import "strings"
 
-// dataURLMediaType is the media type of a data: URL ("image" when the URL
-// names none).
-func dataURLMediaType(url string) string {
+// MediaType is the media type of an image item's data: URL, lowercased
+// ("image" when the URL names none).
+func MediaType(url string) string {
 	if mt, _, _, ok := parseDataURL(url); ok && mt != "" {
 		return mt
 	}

@@ -39,7 +39,7 @@ func parts(res *protocol.CellResult) []part {
 			out = append(out, part{image: it})
 			continue
 		}
-		line(itemText(it))
+		line(ItemText(it))
 	}
 	if res.Error != nil {
 		line(errorText(res.Error))
@@ -50,9 +50,9 @@ func parts(res *protocol.CellResult) []part {
 	return out
 }
 
-// itemText is a text item as the model reads it: console levels other than
-// log are prefixed, as codemode-host run prints them.
-func itemText(it *protocol.Item) string {
+// ItemText is a text item as the model reads it and codemode-host run
+// prints it: console levels other than log are prefixed ("[warn] ...").
+func ItemText(it *protocol.Item) string {
 	if it.Level != "" && it.Level != "log" {
 		return "[" + it.Level + "] " + it.Text
 	}
@@ -114,7 +114,7 @@ func hasImages(res *protocol.CellResult) bool {
 // text: each image is a note naming its media type and size.
 func Text(res *protocol.CellResult) string {
 	return joinText(parts(res), func(n int, it *protocol.Item) string {
-		return fmt.Sprintf("[image %d: %s, %s, detail %s]", n, dataURLMediaType(it.ImageURL), size(len(it.ImageURL)), detailOr(it.Detail, "auto"))
+		return fmt.Sprintf("[image %d: %s, %s, detail %s]", n, MediaType(it.ImageURL), size(len(it.ImageURL)), detailOr(it.Detail, "auto"))
 	})
 }
 

@@ -137,6 +137,12 @@ func TestRunHumanOutput(t *testing.T) {
 	assert.Contains(t, out.stdout, "at initials (uncaught_error.js:6:23)")
 }
 
+func TestRunHumanOutputShowsLevelsAndImages(t *testing.T) {
+	out := runHost(t, `console.log("plain"); console.warn("careful"); console.error("bad"); image("data:image/PNG;base64,AAAA")`, "run", "-")
+	require.Equal(t, 0, out.code, out.stderr)
+	assert.Contains(t, out.stdout, "plain\n[warn] careful\n[error] bad\n[image image/png, detail ")
+}
+
 func TestRunTraceShowsToolCallsOnStderr(t *testing.T) {
 	out := runHost(t, "", "run", "../../examples/js/tool_call/tool_call.js", "--tools", "../../examples/js/tool_call/tools.json", "--trace")
 	require.Equal(t, 0, out.code, out.stderr)

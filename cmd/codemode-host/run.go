@@ -16,6 +16,7 @@ import (
 
 	"github.com/codemode-host/codemode-host/bridge"
 	"github.com/codemode-host/codemode-host/protocol"
+	"github.com/codemode-host/codemode-host/render"
 	"github.com/codemode-host/codemode-host/runtime"
 )
 
@@ -210,11 +211,9 @@ func printHuman(w io.Writer, res runtime.Result, source string) {
 	for _, it := range res.Items {
 		switch {
 		case it.Type == protocol.ItemImage:
-			fmt.Fprintf(w, "[image %s, detail %s, %d bytes]\n", mediaType(it.ImageURL), it.Detail, len(it.ImageURL))
-		case it.Level != "" && it.Level != "log":
-			fmt.Fprintf(w, "[%s] %s\n", it.Level, it.Text)
+			fmt.Fprintf(w, "[image %s, detail %s, %d bytes]\n", render.MediaType(it.ImageURL), it.Detail, len(it.ImageURL))
 		default:
-			fmt.Fprintln(w, it.Text)
+			fmt.Fprintln(w, render.ItemText(&it))
 		}
 	}
 	calls := "tool calls"
@@ -233,15 +232,6 @@ func printHuman(w io.Writer, res runtime.Result, source string) {
 			}
 		}
 	}
-}
-
-func mediaType(url string) string {
-	if rest, ok := strings.CutPrefix(url, "data:"); ok {
-		if i := strings.IndexAny(rest, ";,"); i >= 0 {
-			return rest[:i]
-		}
-	}
-	return "image"
 }
 
 // excerpt shows the line before and the failing line with a caret.

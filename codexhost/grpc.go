@@ -288,14 +288,17 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
-// session finds an open gRPC session by its id, with Codex's statuses.
-// Caller holds s.mu.
-func (svc *grpcService) session(id string) (*session, error) {
+// lockSession locks s.mu and finds the open gRPC session id names, with
+// Codex's statuses; when it returns an error, the lock is released
+// again.
+func (svc *grpcService) lockSession(id string) (*session, error) {
 	if !uuidRE.MatchString(id) {
 		return nil, status.Error(codes.InvalidArgument, "code-mode session ID must be a UUID")
 	}
+	svc.s.mu.Lock()
 	sess := svc.s.sessions[id]
 	if sess == nil || sess.g == nil {
+		svc.s.mu.Unlock()
 		return nil, status.Error(codes.NotFound, "unknown code-mode session "+id)
 	}
 	return sess, nil
@@ -375,16 +378,12 @@ func (svc *grpcService) OpenSession(req *codexpb.OpenSessionRequest, stream code
 // CloseSession stops the session's cells, ends its streams with OK, then
 // answers.
 func (svc *grpcService) CloseSession(ctx context.Context, req *codexpb.CloseSessionRequest) (*codexpb.CloseSessionResponse, error) {
-	s := svc.s
-	s.mu.Lock()
-	sess, err := svc.session(req.GetSessionId())
-	if err == nil {
-		svc.g.closeSession(sess)
-	}
-	s.mu.Unlock()
+	sess, err := svc.lockSession(req.GetSessionId())
 	if err != nil {
 		return nil, err
 	}
+	svc.g.closeSession(sess)
+	svc.s.mu.Unlock()
 	// The lease stream ends first (it sends what is queued, then OK).
 	select {
 	case <-sess.g.ended:
@@ -399,10 +398,8 @@ func (svc *grpcService) CloseSession(ctx context.Context, req *codexpb.CloseSess
 // once: codex waits for them before it executes.
 func (svc *grpcService) SubscribeToToolCalls(req *codexpb.SubscribeToToolCallsRequest, stream codexpb.CodeModeHost_SubscribeToToolCallsServer) error {
 	s := svc.s
-	s.mu.Lock()
-	sess, err := svc.session(req.GetSessionId())
+	sess, err := svc.lockSession(req.GetSessionId())
 	if err != nil {
-		s.mu.Unlock()
 		return err
 	}
 	sub := &subscription{names: req.GetToolNames(), calls: newQueue[*codexpb.ToolCall]()}
@@ -433,11 +430,10 @@ func (svc *grpcService) SubscribeToToolCalls(req *codexpb.SubscribeToToolCallsRe
 // CompleteToolCall answers a tool call by its invocation_id.
 func (svc *grpcService) CompleteToolCall(_ context.Context, req *codexpb.CompleteToolCallRequest) (*codexpb.CompleteToolCallResponse, error) {
 	s := svc.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, err := svc.session(req.GetSessionId()); err != nil {
+	if _, err := svc.lockSession(req.GetSessionId()); err != nil {
 		return nil, err
 	}
+	defer s.mu.Unlock()
 	ref, found := svc.g.byInvocation[req.GetInvocationId()]
 	if !found || ref.session.id != req.GetSessionId() {
 		return nil, status.Error(codes.NotFound, "unknown code-mode tool invocation "+req.GetInvocationId())
@@ -472,11 +468,10 @@ func (svc *grpcService) CompleteToolCall(_ context.Context, req *codexpb.Complet
 // waits for it.
 func (svc *grpcService) AcknowledgeNotification(_ context.Context, req *codexpb.AcknowledgeNotificationRequest) (*codexpb.AcknowledgeNotificationResponse, error) {
 	s := svc.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, err := svc.session(req.GetSessionId()); err != nil {
+	if _, err := svc.lockSession(req.GetSessionId()); err != nil {
 		return nil, err
 	}
+	defer s.mu.Unlock()
 	if !uuidRE.MatchString(req.GetNotificationId()) {
 		return nil, status.Error(codes.InvalidArgument, "code-mode notification ID must be a UUID")
 	}
@@ -501,10 +496,8 @@ func (svc *grpcService) Execute(req *codexpb.ExecuteRequest, stream codexpb.Code
 			Description: t.GetDescription(), Kind: kind, InputSchema: t.InputSchemaJson, OutputSchema: t.OutputSchemaJson})
 	}
 	s := svc.s
-	s.mu.Lock()
-	sess, err := svc.session(req.GetSessionId())
+	sess, err := svc.lockSession(req.GetSessionId())
 	if err != nil {
-		s.mu.Unlock()
 		return err
 	}
 	if sess.g.execIDs[req.GetExecutionId()] {
@@ -610,10 +603,8 @@ func missingCell(sess *session, id string) *codexpb.WaitResponse {
 // Wait observes a live cell for yield_time_ms.
 func (svc *grpcService) Wait(ctx context.Context, req *codexpb.WaitRequest) (*codexpb.WaitResponse, error) {
 	s := svc.s
-	s.mu.Lock()
-	sess, err := svc.session(req.GetSessionId())
+	sess, err := svc.lockSession(req.GetSessionId())
 	if err != nil {
-		s.mu.Unlock()
 		return nil, err
 	}
 	c := sess.cells[req.GetCellId()]
@@ -642,12 +633,11 @@ func (svc *grpcService) Wait(ctx context.Context, req *codexpb.WaitRequest) (*co
 // YieldObservation makes an Execute or Wait answer Yielded now.
 func (svc *grpcService) YieldObservation(_ context.Context, req *codexpb.YieldObservationRequest) (*codexpb.YieldObservationResponse, error) {
 	s := svc.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sess, err := svc.session(req.GetSessionId())
+	sess, err := svc.lockSession(req.GetSessionId())
 	if err != nil {
 		return nil, err
 	}
+	defer s.mu.Unlock()
 	var key obsKey
 	switch o := req.GetObservation().(type) {
 	case *codexpb.YieldObservationRequest_ExecutionId:
@@ -666,12 +656,11 @@ func (svc *grpcService) YieldObservation(_ context.Context, req *codexpb.YieldOb
 // CancelWait ends a pending Wait with CANCELLED; its cell goes on.
 func (svc *grpcService) CancelWait(_ context.Context, req *codexpb.CancelWaitRequest) (*codexpb.CancelWaitResponse, error) {
 	s := svc.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sess, err := svc.session(req.GetSessionId())
+	sess, err := svc.lockSession(req.GetSessionId())
 	if err != nil {
 		return nil, err
 	}
+	defer s.mu.Unlock()
 	if o := s.observers[obsKey{sess.id, "wait", req.GetWaitId()}]; o != nil {
 		o.end()
 		o.ch <- observed{err: status.Error(codes.Canceled, "code-mode wait was cancelled")}
@@ -683,12 +672,11 @@ func (svc *grpcService) CancelWait(_ context.Context, req *codexpb.CancelWaitReq
 // calls, Terminated to its observer, this answer, cell_closed.
 func (svc *grpcService) Terminate(ctx context.Context, req *codexpb.TerminateRequest) (*codexpb.WaitResponse, error) {
 	s := svc.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sess, err := svc.session(req.GetSessionId())
+	sess, err := svc.lockSession(req.GetSessionId())
 	if err != nil {
 		return nil, err
 	}
+	defer s.mu.Unlock()
 	c := sess.cells[req.GetCellId()]
 	if c == nil {
 		return missingCell(sess, req.GetCellId()), nil

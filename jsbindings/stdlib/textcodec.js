@@ -368,6 +368,12 @@ function windows1252(bytes, units) {
 
 for (const [name, C] of [['TextEncoder', TextEncoder], ['TextDecoder', TextDecoder]]) {
   defineProperty(C, 'name', { value: name, configurable: true }); // the bundle is minified
+  // WebIDL makes a prototype's operations and attributes enumerable
+  // (for...in over TextDecoder.prototype lists them, as in Node and
+  // browsers); class syntax makes them non-enumerable.
+  for (const key of Reflect.ownKeys(C.prototype)) {
+    if (key !== 'constructor') defineProperty(C.prototype, key, { enumerable: true });
+  }
   defineProperty(C.prototype, Symbol.toStringTag, { value: name, configurable: true });
   defineProperty(globalThis, name, { value: C, writable: true, enumerable: false, configurable: true });
 }

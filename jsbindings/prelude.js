@@ -64,6 +64,9 @@
   const stringToLower = String.prototype.toLowerCase;
   const stringSlice = String.prototype.slice;
   const charCodeAt = String.prototype.charCodeAt;
+  const stringIndexOf = String.prototype.indexOf;
+  const numberParseInt = Number.parseInt;
+  const numberParseFloat = Number.parseFloat;
   const objectCreate = Object.create;
   const objectToString = Object.prototype.toString;
   const RangeErrorCtor = RangeError;
@@ -294,10 +297,47 @@
     }
   }
 
+  // formatArgs joins console's arguments with spaces. A first argument
+  // that is a string may hold printf-style directives, which take the
+  // next arguments, as in Node and browsers: %s (String of a primitive),
+  // %d and %i (a number; %i an integer), %f, %j (JSON), %o and %O (the
+  // value as text() prints it), %c (a CSS style: dropped) and %%.
   function formatArgs(args) {
     if (args.length === 1) return format(args[0]);
     const parts = [];
-    for (let i = 0; i < args.length; i++) ReflectApply(arrayPush, parts, [format(args[i])]);
+    let next = 0;
+    if (typeof args[0] === 'string' && ReflectApply(stringIndexOf, args[0], ['%']) >= 0) {
+      const f = args[0];
+      let head = '';
+      let from = 0;
+      next = 1;
+      for (let i = 0; i < f.length - 1; i++) {
+        if (codeAt(f, i) !== 37) continue; // '%'
+        const c = ReflectApply(stringSlice, f, [i + 1, i + 2]);
+        let piece;
+        if (c === '%') {
+          piece = '%';
+        } else if (next >= args.length || !ReflectApply(arrayIncludes, ['s', 'd', 'i', 'f', 'j', 'o', 'O', 'c'], [c])) {
+          continue;
+        } else {
+          const a = args[next++];
+          switch (c) {
+            case 's': piece = typeof a === 'bigint' ? StringCtor(a) + 'n' : typeof a === 'symbol' ? ReflectApply(symbolToString, a, []) : (a !== null && typeof a === 'object') ? format(a) : StringCtor(a); break;
+            case 'd': piece = typeof a === 'bigint' ? StringCtor(a) + 'n' : typeof a === 'symbol' ? 'NaN' : StringCtor(NumberCtor(a)); break;
+            case 'i': piece = typeof a === 'bigint' ? StringCtor(a) + 'n' : typeof a === 'symbol' ? 'NaN' : StringCtor(numberParseInt(a)); break;
+            case 'f': piece = typeof a === 'symbol' ? 'NaN' : StringCtor(numberParseFloat(a)); break;
+            case 'j': try { piece = StringCtor(stringify(a)); } catch (e) { piece = '[Circular]'; } break;
+            case 'c': piece = ''; break;
+            default: piece = format(a);
+          }
+        }
+        head += ReflectApply(stringSlice, f, [from, i]) + piece;
+        from = i + 2;
+        i++;
+      }
+      ReflectApply(arrayPush, parts, [head + ReflectApply(stringSlice, f, [from])]);
+    }
+    for (let i = next; i < args.length; i++) ReflectApply(arrayPush, parts, [format(args[i])]);
     return ReflectApply(arrayJoin, parts, [' ']);
   }
 

@@ -39,6 +39,13 @@ const d = Object.getOwnPropertyDescriptor(TextDecoder.prototype, "encoding");
 return [keys(new TextDecoder()), keys(new TextEncoder()), d.enumerable, d.configurable, typeof d.get,
   Object.getOwnPropertyDescriptor(TextEncoder.prototype, "encodeInto").enumerable,
   Object.getOwnPropertyDescriptor(TextEncoder.prototype, "constructor").enumerable]`},
+	{name: "URL parse failures say Invalid URL", src: `
+const r = [];
+for (const [s, base] of [["nope"], ["http://"], [""], ["http://a.com:99999"], ["http://[::1"], ["/p", "bad"]]) {
+  try { new URL(s, base); r.push("parsed " + s); } catch (e) { r.push(e.name + ": " + e.message, e instanceof TypeError); }
+}
+try { new URL("http://a.com/").href = "x"; } catch (e) { r.push(e.name + ": " + e.message); }
+return [r, URL.canParse("x"), URL.canParse("/a", "http://b.c")]`},
 }
 
 // nodeHarness runs the body (an async function's) and prints, as one JSON

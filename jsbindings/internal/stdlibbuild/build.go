@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -86,6 +87,7 @@ func bundle(abs, entry string, parts bool) ([]byte, error) {
 	}
 	if parts {
 		opts.GlobalName = partsGlobal
+		opts.Plugins = []api.Plugin{urlMessages}
 	}
 	res := api.Build(opts)
 	if len(res.Errors) > 0 {
@@ -96,4 +98,38 @@ func bundle(abs, entry string, parts bool) ([]byte, error) {
 		return nil, fmt.Errorf("stdlibbuild: esbuild wrote %d files for %s, want 1", len(res.OutputFiles), entry)
 	}
 	return res.OutputFiles[0].Contents, nil
+}
+
+// urlFailure is how core-js's URL throws a parse failure ("Invalid
+// scheme", "Invalid host", ...): in the constructor, for a base and for
+// the url, and in the href setter.
+const (
+	urlFailure      = "throw new TypeError(failure);"
+	urlFailures     = 3
+	urlInvalidThrow = "throw new TypeError('Invalid URL');"
+)
+
+// urlMessages makes core-js's URL throw TypeError("Invalid URL"), what
+// Node says (browsers say it after their "Failed to construct 'URL': "),
+// where core-js names the part of the URL that failed. It fails the build
+// when core-js no longer throws as urlFailure says, so an update of
+// core-js cannot drop the change unnoticed.
+var urlMessages = api.Plugin{
+	Name: "url-messages",
+	Setup: func(b api.PluginBuild) {
+		b.OnLoad(api.OnLoadOptions{Filter: regexp.QuoteMeta(filepath.FromSlash("core-js/modules/web.url.constructor.js")) + "$"},
+			func(args api.OnLoadArgs) (api.OnLoadResult, error) {
+				src, err := os.ReadFile(args.Path)
+				if err != nil {
+					return api.OnLoadResult{}, err
+				}
+				if n := strings.Count(string(src), urlFailure); n != urlFailures {
+					return api.OnLoadResult{}, fmt.Errorf("%s: found %q %d times, want %d: update urlMessages for this core-js",
+						args.Path, urlFailure, n, urlFailures)
+				}
+				out := strings.ReplaceAll(string(src), urlFailure, urlInvalidThrow)
+				dir := filepath.Dir(args.Path)
+				return api.OnLoadResult{Contents: &out, ResolveDir: dir, Loader: api.LoaderJS}, nil
+			})
+	},
 }

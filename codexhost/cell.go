@@ -41,7 +41,8 @@ type observer struct {
 	execute   bool
 	c         *cell
 	start     time.Time
-	maxTokens int
+	maxTokens int  // the output budget, when setMax
+	setMax    bool // the request named one (0 is a budget too)
 	timer     *time.Timer
 	ch        chan observed // gRPC: where its one answer goes
 }
@@ -68,9 +69,7 @@ func (s *server) execute(sess *session, e executeReq, execID string, o *observer
 		defs = append(defs, protocol.ToolDef{Name: t.Name, Description: t.Description, Kind: protocol.ToolKind(t.Kind),
 			InputSchema: t.InputSchema, OutputSchema: t.OutputSchema})
 	}
-	if e.MaxOutputTokens != nil {
-		o.maxTokens = int(min(*e.MaxOutputTokens, 1<<31))
-	}
+	o.budget(e.MaxOutputTokens)
 	if msg := moduleError(e.Source); msg != "" {
 		sess.cells[c.id] = c
 		started(c)
@@ -115,6 +114,22 @@ func (c *cell) observe(o *observer, d time.Duration) {
 	c.finishLocked()
 }
 
+// budget sets the observer's output budget from the request's
+// max_output_tokens (nil: DefaultMaxOutputTokens).
+func (o *observer) budget(tokens *uint64) {
+	if tokens != nil {
+		o.maxTokens, o.setMax = int(min(*tokens, 1<<31)), true
+	}
+}
+
+// tokens is the observer's output budget.
+func (o *observer) tokens() int {
+	if !o.setMax {
+		return DefaultMaxOutputTokens
+	}
+	return o.maxTokens
+}
+
 // end detaches the observer from its cell. Caller holds s.mu.
 func (o *observer) end() {
 	o.timer.Stop()
@@ -128,11 +143,16 @@ func (o *observer) end() {
 // Terminated or Result). Caller holds s.mu.
 func (o *observer) reply(variant string, body any) { o.c.s.out.reply(o, variant, body) }
 
-// take returns the output since the last observation, as content items.
-func (c *cell) take() []contentItem {
-	items := contentItems(c.items)
+// take returns the output since the last observation, as content items
+// for observer o: in server output mode within its budget, as Codex's
+// host truncates every observation (Yielded and Terminated too).
+func (c *cell) take(o *observer) []contentItem {
+	items := c.items
 	c.items = nil
-	return items
+	if c.sess.truncation == "server" {
+		items = truncateItems(items, o.tokens())
+	}
+	return contentItems(items)
 }
 
 // yieldLocked answers the observer with Yielded. Caller holds s.mu.
@@ -142,7 +162,7 @@ func (c *cell) yieldLocked() {
 		return
 	}
 	o.end()
-	o.reply("Yielded", liveBody{CellID: c.id, ContentItems: c.take(), DurationNS: int64(time.Since(o.start))})
+	o.reply("Yielded", liveBody{CellID: c.id, ContentItems: c.take(o), DurationNS: int64(time.Since(o.start))})
 }
 
 // finishLocked sends the final result once the cell ended, its
@@ -161,11 +181,7 @@ func (c *cell) finishLocked() {
 		if errText != nil {
 			items = append(items, protocol.Item{Type: "text", Text: "Script error:\n" + *errText})
 		}
-		tokens := o.maxTokens
-		if tokens <= 0 {
-			tokens = DefaultMaxOutputTokens
-		}
-		items = truncateItems(items, tokens)
+		items = truncateItems(items, o.tokens())
 	}
 	c.remove()
 	c.s.out.result(o, resultBody{CellID: c.id, ContentItems: contentItems(items), ErrorText: errText, DurationNS: int64(time.Since(o.start))})
@@ -192,7 +208,7 @@ func (c *cell) stopLocked() {
 	c.s.cancelDelegates(c)
 	if o := c.obs; o != nil {
 		o.end()
-		o.reply("Terminated", liveBody{CellID: c.id, ContentItems: c.take(), DurationNS: int64(time.Since(o.start))})
+		o.reply("Terminated", liveBody{CellID: c.id, ContentItems: c.take(o), DurationNS: int64(time.Since(o.start))})
 	}
 	c.remove()
 	if c.rc != nil {

@@ -108,6 +108,23 @@ type contentItem struct {
 	Detail   string `json:"detail,omitempty"`
 }
 
+// MarshalJSON writes an input_text with its text even when empty, as
+// Codex's host does (text("") is {"type":"input_text","text":""}), and
+// an input_image with its URL and detail.
+func (c contentItem) MarshalJSON() ([]byte, error) {
+	if c.Type == "input_image" {
+		return json.Marshal(struct {
+			Type     string `json:"type"`
+			ImageURL string `json:"image_url"`
+			Detail   string `json:"detail"`
+		}{c.Type, c.ImageURL, c.Detail})
+	}
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{c.Type, c.Text})
+}
+
 // liveBody is the body of Yielded and Terminated.
 type liveBody struct {
 	CellID       string        `json:"cell_id"`

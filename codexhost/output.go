@@ -71,38 +71,75 @@ func errorText(e *protocol.ErrorInfo) *string {
 	return &s
 }
 
-// truncateItems applies Codex's server-side budget: when the text of the
-// items is over tokens (4 bytes each), it becomes one input_text that
-// keeps its head and tail, with a header that says how much there was;
-// images stay as items, after it.
+// truncateItems applies Codex's server-side budget of tokens (4 bytes
+// each). Output that is all text, when over the budget, becomes one
+// input_text that keeps its head and tail, with a header that says how
+// much there was. Output with images keeps its items in order: each
+// text item takes what it costs from the budget, the one that does not
+// fit keeps its head and tail, the ones after it are left out and
+// counted in a last "[omitted N text items ...]" item; empty ones are
+// dropped; images all stay.
 func truncateItems(items []protocol.Item, tokens int) []protocol.Item {
 	var texts []string
-	var images []protocol.Item
 	for _, it := range items {
 		if it.Type == "image" {
-			images = append(images, it)
-		} else {
-			texts = append(texts, it.Text)
+			return truncateEach(items, tokens)
 		}
+		texts = append(texts, it.Text)
 	}
 	all := strings.Join(texts, "\n")
-	total := (len(all) + 3) / 4
+	total := approxTokens(all)
 	if total <= tokens {
 		return items
 	}
+	text := fmt.Sprintf("Warning: truncated output (original token count: %d)\nTotal output lines: %d\n\n%s",
+		total, strings.Count(all, "\n")+1, headTail(all, tokens))
+	return []protocol.Item{{Type: "text", Text: text}}
+}
+
+// truncateEach is truncateItems for output with images.
+func truncateEach(items []protocol.Item, tokens int) []protocol.Item {
+	out := make([]protocol.Item, 0, len(items)+1)
+	left, omitted := tokens, 0
+	for _, it := range items {
+		switch {
+		case it.Type == "image":
+			out = append(out, it)
+		case it.Text == "":
+			// Dropped, not counted.
+		case left == 0:
+			omitted++
+		case approxTokens(it.Text) <= left:
+			out = append(out, it)
+			left -= approxTokens(it.Text)
+		default:
+			it.Text = headTail(it.Text, left)
+			out = append(out, it)
+			left = 0
+		}
+	}
+	if omitted > 0 {
+		out = append(out, protocol.Item{Type: "text", Text: fmt.Sprintf("[omitted %d text items ...]", omitted)})
+	}
+	return out
+}
+
+// approxTokens is Codex's token estimate: 4 bytes each, rounded up.
+func approxTokens(s string) int { return (len(s) + 3) / 4 }
+
+// headTail keeps the first and last tokens*2 bytes of s (on rune
+// boundaries) around a marker that counts the tokens left out.
+func headTail(s string, tokens int) string {
 	half := tokens * 4 / 2
-	h := half
-	for h > 0 && !utf8.RuneStart(all[h]) {
+	h := min(half, len(s))
+	for h > 0 && h < len(s) && !utf8.RuneStart(s[h]) {
 		h--
 	}
-	head := all[:h]
-	tailStart := len(all) - half
-	for tailStart < len(all) && !utf8.RuneStart(all[tailStart]) {
+	tailStart := max(len(s)-half, h)
+	for tailStart < len(s) && !utf8.RuneStart(s[tailStart]) {
 		tailStart++
 	}
-	text := fmt.Sprintf("Warning: truncated output (original token count: %d)\nTotal output lines: %d\n\n%s…%d tokens truncated…%s",
-		total, strings.Count(all, "\n")+1, head, total-tokens, all[tailStart:])
-	return append([]protocol.Item{{Type: "text", Text: text}}, images...)
+	return fmt.Sprintf("%s…%d tokens truncated…%s", s[:h], approxTokens(s)-tokens, s[tailStart:])
 }
 
 // moduleError is the error_text Codex's host reports for a source that

@@ -269,18 +269,20 @@ func (s *server) request(r *request) {
 	case "session/wait":
 		c := sess.cells[r.Wait.CellID]
 		if c == nil {
-			s.respond(r.ID, ok(waitValue{Type: "wait/completed", Outcome: map[string]any{"MissingCell": missing(r.Wait.CellID)}}))
+			s.respond(r.ID, ok(waitValue{Type: "wait/completed", Outcome: map[string]any{"MissingCell": missing(sess, r.Wait.CellID)}}))
 			return
 		}
 		if c.obs != nil {
 			s.respond(r.ID, fail(fmt.Sprintf("exec cell %s already has an active observer", c.id)))
 			return
 		}
-		c.observe(&observer{key: r.ID}, sess.yieldFor(&r.Wait.YieldTimeMS))
+		o := &observer{key: r.ID}
+		o.budget(r.MaxOutputTokens)
+		c.observe(o, sess.yieldFor(&r.Wait.YieldTimeMS))
 	case "session/terminate":
 		c := sess.cells[r.CellID]
 		if c == nil {
-			s.respond(r.ID, ok(waitValue{Type: "wait/completed", Outcome: map[string]any{"MissingCell": missing(r.CellID)}}))
+			s.respond(r.ID, ok(waitValue{Type: "wait/completed", Outcome: map[string]any{"MissingCell": missing(sess, r.CellID)}}))
 			return
 		}
 		start := time.Now()
@@ -360,10 +362,15 @@ func (sess *session) yieldFor(ms *uint64) time.Duration {
 	return d
 }
 
-// missing is the MissingCell body for a cell id.
-func missing(id string) map[string]any {
+// missing is the MissingCell body for a cell id of sess; in server
+// output mode it carries the "Script error:" item, as a Result does.
+func missing(sess *session, id string) map[string]any {
 	text := "exec cell " + id + " not found"
-	return map[string]any{"Result": resultBody{CellID: id, ContentItems: []contentItem{}, ErrorText: &text}}
+	items := []contentItem{}
+	if sess.truncation == "server" {
+		items = append(items, contentItem{Type: "input_text", Text: "Script error:\n" + text})
+	}
+	return map[string]any{"Result": resultBody{CellID: id, ContentItems: items, ErrorText: &text}}
 }
 
 // delegateResponse delivers a delegate/response; unknown ids are

@@ -469,6 +469,9 @@ var scenarios = map[string]excuse{
 	"s09c-output-truncation-bogus":  {},
 	"s10a-ids-across-sessions": {why: "NoArgument: tools.echo() sends input {} (our runtime's argument for a function tool called with none), not null",
 		noArgInput: true},
+	"s11a-wait-terminate-max-output-tokens": {},
+	"s11b-truncation-with-images":           {},
+	"s11c-empty-text":                       {},
 }
 
 // TestV1MatchesCodexTraces replays every recorded exchange against
@@ -533,6 +536,7 @@ var differential = []string{
 	"s06c-notify", "s06e-cancel-wait", "s06f-shutdown-active", "s06h-operation-yield",
 	"s07b-dup-id-completed", "s07g-malformed-json", "s07h-unknown-type", "s07m-zero-length", "s07o-oversize-header",
 	"s09a-output-truncation-server", "s10a-ids-across-sessions",
+	"s11a-wait-terminate-max-output-tokens", "s11b-truncation-with-images", "s11c-empty-text",
 }
 
 // TestV1DifferentialWithCodexHost runs the same scripted exchanges

@@ -71,6 +71,9 @@ type request struct {
 	Execute    executeReq
 	Wait       waitReq
 	CellID     string
+	// MaxOutputTokens is a wait's or terminate's output budget
+	// (server-side truncation only).
+	MaxOutputTokens *uint64
 }
 
 // delegateResp is a decoded delegate/response.
@@ -451,7 +454,7 @@ func decodeHello(m map[string]json.RawMessage) (*hello, error) {
 }
 
 func decodeRequest(raw json.RawMessage) (*request, error) {
-	top, err := object(raw, []string{"method", "sessionId", "cellExecutionLimits", "outputTruncation", "request", "cellId"}, nil)
+	top, err := object(raw, []string{"method", "sessionId", "cellExecutionLimits", "outputTruncation", "request", "cellId", "maxOutputTokens"}, nil)
 	if err != nil && !strings.HasPrefix(err.Error(), "unknown field") {
 		return nil, err
 	}
@@ -467,10 +470,12 @@ func decodeRequest(raw json.RawMessage) (*request, error) {
 	switch method {
 	case "session/open":
 		fields, required = []string{"method", "sessionId", "cellExecutionLimits", "outputTruncation"}, []string{"sessionId"}
-	case "session/execute", "session/wait":
+	case "session/execute":
 		fields, required = []string{"method", "sessionId", "request"}, []string{"sessionId", "request"}
+	case "session/wait":
+		fields, required = []string{"method", "sessionId", "request", "maxOutputTokens"}, []string{"sessionId", "request"}
 	case "session/terminate":
-		fields, required = []string{"method", "sessionId", "cellId"}, []string{"sessionId", "cellId"}
+		fields, required = []string{"method", "sessionId", "cellId", "maxOutputTokens"}, []string{"sessionId", "cellId"}
 	case "session/shutdown":
 		fields, required = []string{"method", "sessionId"}, []string{"sessionId"}
 	}
@@ -479,6 +484,9 @@ func decodeRequest(raw json.RawMessage) (*request, error) {
 		return nil, err
 	}
 	if r.SessionID, err = ident(m["sessionId"]); err != nil {
+		return nil, err
+	}
+	if r.MaxOutputTokens, err = u64(m["maxOutputTokens"]); err != nil {
 		return nil, err
 	}
 	switch method {

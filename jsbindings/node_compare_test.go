@@ -31,7 +31,7 @@ console.log("100%"); console.log("%s", 5, "x"); console.log("%d%%", 50); console
 console.log("%x %s", 1); console.log("%s %s", "only"); console.log("%s|%s|%s", null, undefined, true);
 console.log("%d %i %f", "abc", "42.9px", "x"); console.log("%s %d %i", 5n, 6n, 7n);
 console.log("%s", Symbol("q")); console.log("%j", [1, "a"]); console.log("%", "%%", "%s");
-console.log(5, "%s", "x"); console.log("end%s", "");
+console.log(5, "%s", "x"); console.log("end%s", ""); console.log("%s %d %i %f", -0, -0, -0.5, -0);
 return null`},
 	{name: "TextEncoder and TextDecoder members are enumerable", src: `
 const keys = (o) => { const r = []; for (const k in o) r.push(k); return r.sort(); };

@@ -302,6 +302,11 @@
   // next arguments, as in Node and browsers: %s (String of a primitive),
   // %d and %i (a number; %i an integer), %f, %j (JSON), %o and %O (the
   // value as text() prints it), %c (a CSS style: dropped) and %%.
+  // numberText is String(n), but "-0" for -0, as Node's directives print it.
+  function numberText(n) {
+    return n === 0 && 1 / n < 0 ? '-0' : StringCtor(n);
+  }
+
   function formatArgs(args) {
     if (args.length === 1) return format(args[0]);
     const parts = [];
@@ -322,9 +327,9 @@
         } else {
           const a = args[next++];
           switch (c) {
-            case 's': piece = typeof a === 'bigint' ? StringCtor(a) + 'n' : typeof a === 'symbol' ? ReflectApply(symbolToString, a, []) : (a !== null && typeof a === 'object') ? format(a) : StringCtor(a); break;
-            case 'd': piece = typeof a === 'bigint' ? StringCtor(a) + 'n' : typeof a === 'symbol' ? 'NaN' : StringCtor(NumberCtor(a)); break;
-            case 'i': piece = typeof a === 'bigint' ? StringCtor(a) + 'n' : typeof a === 'symbol' ? 'NaN' : StringCtor(numberParseInt(a)); break;
+            case 's': piece = typeof a === 'bigint' ? StringCtor(a) + 'n' : typeof a === 'symbol' ? ReflectApply(symbolToString, a, []) : (a !== null && typeof a === 'object') ? format(a) : typeof a === 'number' ? numberText(a) : StringCtor(a); break;
+            case 'd': piece = typeof a === 'bigint' ? StringCtor(a) + 'n' : typeof a === 'symbol' ? 'NaN' : numberText(NumberCtor(a)); break;
+            case 'i': piece = typeof a === 'bigint' ? StringCtor(a) + 'n' : typeof a === 'symbol' ? 'NaN' : numberText(numberParseInt(a)); break;
             case 'f': piece = typeof a === 'symbol' ? 'NaN' : StringCtor(numberParseFloat(a)); break;
             case 'j': try { piece = StringCtor(stringify(a)); } catch (e) { piece = '[Circular]'; } break;
             case 'c': piece = ''; break;

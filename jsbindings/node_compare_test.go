@@ -46,6 +46,8 @@ for (const [s, base] of [["nope"], ["http://"], [""], ["http://a.com:99999"], ["
 }
 try { new URL("http://a.com/").href = "x"; } catch (e) { r.push(e.name + ": " + e.message); }
 return [r, URL.canParse("x"), URL.canParse("/a", "http://b.c")]`},
+	{name: "URL static methods are enumerable", src: `
+return ["canParse", "parse"].map((k) => { const d = Object.getOwnPropertyDescriptor(URL, k); return [k, d.enumerable, d.writable, d.configurable, d.value.length]; })`},
 }
 
 // nodeHarness runs the body (an async function's) and prints, as one JSON

@@ -104,6 +104,8 @@ module.exports = {
     require('core-js/modules/web.url-search-params.delete');
     require('core-js/modules/web.url-search-params.has');
     require('core-js/modules/web.url-search-params.size');
+    // WebIDL makes static operations enumerable, as Node's are.
+    for (const key of ['canParse', 'parse']) Object.defineProperty(globalThis.URL, key, { enumerable: true });
   },
   // Ours: see textcodec.js.
   text() {

@@ -46,6 +46,12 @@ for (const [s, base] of [["nope"], ["http://"], [""], ["http://a.com:99999"], ["
 }
 try { new URL("http://a.com/").href = "x"; } catch (e) { r.push(e.name + ": " + e.message); }
 return [r, URL.canParse("x"), URL.canParse("/a", "http://b.c")]`},
+	{name: "structuredClone says what it could not clone", src: `
+const r = [];
+for (const v of [() => 1, function f(a) { return a; }, class A {}, { m() {} }, Symbol("s"), new WeakMap(), Promise.resolve(), { a: [() => 2] }]) {
+  try { structuredClone(v); r.push("cloned"); } catch (e) { r.push([e.name, e.message, e.code, e instanceof DOMException]); }
+}
+return r`},
 	{name: "URL static methods are enumerable", src: `
 return ["canParse", "parse"].map((k) => { const d = Object.getOwnPropertyDescriptor(URL, k); return [k, d.enumerable, d.writable, d.configurable, d.value.length]; })`},
 }

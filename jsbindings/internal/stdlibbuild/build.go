@@ -87,7 +87,7 @@ func bundle(abs, entry string, parts bool) ([]byte, error) {
 	}
 	if parts {
 		opts.GlobalName = partsGlobal
-		opts.Plugins = []api.Plugin{urlMessages}
+		opts.Plugins = []api.Plugin{patchCoreJS}
 	}
 	res := api.Build(opts)
 	if len(res.Errors) > 0 {
@@ -100,36 +100,59 @@ func bundle(abs, entry string, parts bool) ([]byte, error) {
 	return res.OutputFiles[0].Contents, nil
 }
 
-// urlFailure is how core-js's URL throws a parse failure ("Invalid
-// scheme", "Invalid host", ...): in the constructor, for a base and for
-// the url, and in the href setter.
-const (
-	urlFailure      = "throw new TypeError(failure);"
-	urlFailures     = 3
-	urlInvalidThrow = "throw new TypeError('Invalid URL');"
-)
+// A patch replaces text in one core-js module as the build loads it,
+// where core-js's behaviour differs from Node's and browsers' in what a
+// script sees. The build fails when old is not found exactly count times,
+// so an update of core-js cannot drop a patch unnoticed.
+type patch struct {
+	old, new string
+	count    int
+}
 
-// urlMessages makes core-js's URL throw TypeError("Invalid URL"), what
-// Node says (browsers say it after their "Failed to construct 'URL': "),
-// where core-js names the part of the URL that failed. It fails the build
-// when core-js no longer throws as urlFailure says, so an update of
-// core-js cannot drop the change unnoticed.
-var urlMessages = api.Plugin{
-	Name: "url-messages",
+// patches holds, by module, what the build changes in core-js:
+//   - URL: a parse failure throws TypeError("Invalid URL"), what Node says
+//     (browsers say it after "Failed to construct 'URL': "), where core-js
+//     names the part that failed ("Invalid scheme", "Invalid host");
+//   - structuredClone: a value it cannot clone throws a DataCloneError
+//     that says "<value> could not be cloned.", as V8's (Node's and
+//     Chrome's) does, where core-js says "Uncloneable type: Function".
+var patches = map[string][]patch{
+	"core-js/modules/web.url.constructor.js": {
+		{old: "throw new TypeError(failure);", new: "throw new TypeError('Invalid URL');", count: 3},
+	},
+	"core-js/modules/web.structured-clone.js": {
+		{old: "var throwUncloneable = function (type) {\n  throw new DOMException('Uncloneable type: ' + type, DATA_CLONE_ERROR);\n};",
+			new: "var throwUncloneable = function (type, value) {\n" +
+				"  var text = typeof value == 'function' ? uncurryThis(Function.prototype.toString)(value)\n" +
+				"    : typeof value == 'symbol' ? uncurryThis(Symbol.prototype.toString)(value) : '#<' + type + '>';\n" +
+				"  throw new DOMException(text + ' could not be cloned.', DATA_CLONE_ERROR);\n};",
+			count: 1},
+		{old: "throwUncloneable('Symbol');", new: "throwUncloneable('Symbol', value);", count: 1},
+		{old: "throwUncloneable(type);", new: "throwUncloneable(type, value);", count: 2},
+	},
+}
+
+// patchCoreJS applies patches as esbuild loads the modules they name.
+var patchCoreJS = api.Plugin{
+	Name: "patch-core-js",
 	Setup: func(b api.PluginBuild) {
-		b.OnLoad(api.OnLoadOptions{Filter: regexp.QuoteMeta(filepath.FromSlash("core-js/modules/web.url.constructor.js")) + "$"},
-			func(args api.OnLoadArgs) (api.OnLoadResult, error) {
-				src, err := os.ReadFile(args.Path)
-				if err != nil {
-					return api.OnLoadResult{}, err
-				}
-				if n := strings.Count(string(src), urlFailure); n != urlFailures {
-					return api.OnLoadResult{}, fmt.Errorf("%s: found %q %d times, want %d: update urlMessages for this core-js",
-						args.Path, urlFailure, n, urlFailures)
-				}
-				out := strings.ReplaceAll(string(src), urlFailure, urlInvalidThrow)
-				dir := filepath.Dir(args.Path)
-				return api.OnLoadResult{Contents: &out, ResolveDir: dir, Loader: api.LoaderJS}, nil
-			})
+		for module, ps := range patches {
+			b.OnLoad(api.OnLoadOptions{Filter: regexp.QuoteMeta(filepath.FromSlash(module)) + "$"},
+				func(args api.OnLoadArgs) (api.OnLoadResult, error) {
+					src, err := os.ReadFile(args.Path)
+					if err != nil {
+						return api.OnLoadResult{}, err
+					}
+					out := string(src)
+					for _, p := range ps {
+						if n := strings.Count(out, p.old); n != p.count {
+							return api.OnLoadResult{}, fmt.Errorf("%s: found %q %d times, want %d: update patches for this core-js",
+								args.Path, p.old, n, p.count)
+						}
+						out = strings.ReplaceAll(out, p.old, p.new)
+					}
+					return api.OnLoadResult{Contents: &out, ResolveDir: filepath.Dir(args.Path), Loader: api.LoaderJS}, nil
+				})
+		}
 	},
 }

@@ -65,6 +65,7 @@
   const stringSlice = String.prototype.slice;
   const charCodeAt = String.prototype.charCodeAt;
   const stringIndexOf = String.prototype.indexOf;
+  const stringReplaceAll = String.prototype.replaceAll;
   const numberParseInt = Number.parseInt;
   const numberParseFloat = Number.parseFloat;
   const objectCreate = Object.create;
@@ -399,11 +400,84 @@
   function out(type, level, text, detail) {
     ReflectApply(hostOut, undefined, [type, level, type === 'text' ? outputText(text) : text, detail || '']);
   }
+  // console has Node's and browsers' methods, so a script that uses any
+  // of them runs; each prints through out at one of the five levels.
+  // Between group() and groupEnd() console's lines are indented by two
+  // spaces a level, as in Node.
   const console = {};
+  let groupIndent = '';
+  function consoleOut(level, text) {
+    if (groupIndent !== '') text = groupIndent + ReflectApply(stringReplaceAll, text, ['\n', '\n' + groupIndent]);
+    out('text', level, text);
+  }
   for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
-    console[level] = { [level](...args) { out('text', level, formatArgs(args)); } }[level];
+    console[level] = { [level](...args) { consoleOut(level, formatArgs(args)); } }[level];
   }
   console.trace = console.debug;
+  console.dir = { dir(value) { consoleOut('log', format(value)); } }.dir;
+  console.dirxml = { dirxml(...args) { consoleOut('log', formatArgs(args)); } }.dirxml;
+  console.table = { table(data) { consoleOut('log', format(data)); } }.table;
+  console.assert = {
+    assert(condition, ...args) {
+      if (condition) return;
+      if (args.length === 0) args = ['Assertion failed'];
+      else if (typeof args[0] === 'string') args[0] = 'Assertion failed: ' + args[0];
+      else args = ['Assertion failed:', ...args];
+      consoleOut('error', formatArgs(args));
+    },
+  }.assert;
+  const counts = new MapCtor();
+  console.count = {
+    count(label = 'default') {
+      label = StringCtor(label);
+      const n = (ReflectApply(mapGet, counts, [label]) || 0) + 1;
+      ReflectApply(mapSet, counts, [label, n]);
+      consoleOut('log', label + ': ' + n);
+    },
+  }.count;
+  console.countReset = { countReset(label = 'default') { ReflectApply(mapDelete, counts, [StringCtor(label)]); } }.countReset;
+  const timeStarts = new MapCtor();
+  function elapsed(label, method) {
+    const start = ReflectApply(mapGet, timeStarts, [label]);
+    if (start === undefined) {
+      consoleOut('warn', "Warning: No such label '" + label + "' for console." + method + '()');
+      return undefined;
+    }
+    const ms = hostNow() - start;
+    return label + ': ' + (ms >= 1000 ? (ms / 1000).toFixed(3) + 's' : ms.toFixed(3) + 'ms');
+  }
+  console.time = {
+    time(label = 'default') {
+      label = StringCtor(label);
+      if (ReflectApply(mapHas, timeStarts, [label])) {
+        consoleOut('warn', "Warning: Label '" + label + "' already exists for console.time()");
+        return;
+      }
+      ReflectApply(mapSet, timeStarts, [label, hostNow()]);
+    },
+  }.time;
+  console.timeEnd = {
+    timeEnd(label = 'default') {
+      label = StringCtor(label);
+      const t = elapsed(label, 'timeEnd');
+      if (t === undefined) return;
+      ReflectApply(mapDelete, timeStarts, [label]);
+      consoleOut('log', t);
+    },
+  }.timeEnd;
+  console.timeLog = {
+    timeLog(label = 'default', ...args) {
+      const t = elapsed(StringCtor(label), 'timeLog');
+      if (t !== undefined) consoleOut('log', args.length > 0 ? t + ' ' + formatArgs(args) : t);
+    },
+  }.timeLog;
+  function group(label) {
+    if (label.length > 0) consoleOut('log', formatArgs(label));
+    groupIndent += '  ';
+  }
+  console.group = { group(...label) { group(label); } }.group;
+  console.groupCollapsed = { groupCollapsed(...label) { group(label); } }.groupCollapsed;
+  console.groupEnd = { groupEnd() { groupIndent = ReflectApply(stringSlice, groupIndent, [2]); } }.groupEnd;
 
   function text(value) {
     out('text', '', format(value));

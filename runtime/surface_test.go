@@ -253,8 +253,10 @@ return found.sort();`})
 	var got []string
 	require.NoError(t, json.Unmarshal([]byte(res.Items[0].Text), &got))
 	want := []string{
-		"ToolError", "clearInterval", "clearTimeout", "console.debug", "console.error", "console.info", "console.log",
-		"console.warn", "crypto.getRandomValues", "crypto.randomUUID", "exit", "image", "load", "notify",
+		"ToolError", "clearInterval", "clearTimeout", "console.assert", "console.count", "console.countReset",
+		"console.debug", "console.dir", "console.dirxml", "console.error", "console.group", "console.groupCollapsed",
+		"console.groupEnd", "console.info", "console.log", "console.table", "console.time", "console.timeEnd",
+		"console.timeLog", "console.warn", "crypto.getRandomValues", "crypto.randomUUID", "exit", "image", "load", "notify",
 		"performance.now", "performance.timeOrigin<get>", "queueMicrotask", "searchTools", "setInterval", "setTimeout",
 		"store", "text",
 		"tools.apply", "tools.echo", "tools.fail", "tools.mcp__files__read_file", "tools.never", "yield_control",

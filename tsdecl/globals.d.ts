@@ -85,6 +85,23 @@ declare const console: {
   error(...data: unknown[]): void;
   debug(...data: unknown[]): void;
   trace(...data: unknown[]): void;
+  /** Prints "Assertion failed…" at the error level when condition is falsy. */
+  assert(condition?: unknown, ...data: unknown[]): void;
+  /** Prints "label: n", n counting the calls with that label. */
+  count(label?: string): void;
+  countReset(label?: string): void;
+  dir(item?: unknown): void;
+  dirxml(...data: unknown[]): void;
+  /** Prints tabularData as console.log does (no table drawing). */
+  table(tabularData?: unknown): void;
+  /** Indents the lines printed until groupEnd() by two spaces. */
+  group(...label: unknown[]): void;
+  groupCollapsed(...label: unknown[]): void;
+  groupEnd(): void;
+  time(label?: string): void;
+  /** Prints "label: 1.234ms", the time since time(label). */
+  timeEnd(label?: string): void;
+  timeLog(label?: string, ...data: unknown[]): void;
 };
 /** How closely the model looks at an image. */
 type ImageDetail = "auto" | "low" | "high" | "original";

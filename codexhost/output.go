@@ -55,6 +55,14 @@ func errorText(e *protocol.ErrorInfo) *string {
 		lines := strings.Split(e.Stack, "\n")
 		kept := lines[:0]
 		for _, l := range lines {
+			if inPrelude(l) {
+				// The prelude's frames are Codex's native code: none,
+				// nor the JSON.stringify its text() called.
+				if n := len(kept); n > 0 && strings.TrimSpace(kept[n-1]) == "at JSON.stringify (<anonymous>)" {
+					kept = kept[:n-1]
+				}
+				continue
+			}
 			if !strings.Contains(l, "(codemode:") && !strings.HasPrefix(strings.TrimSpace(l), "at codemode:") {
 				kept = append(kept, l) // our bindings' frames are not the script's
 			}
@@ -69,6 +77,16 @@ func errorText(e *protocol.ErrorInfo) *string {
 		s = e.Name + ": " + e.Message
 	}
 	return &s
+}
+
+// inPrelude tells whether a stack line is a frame of the prelude.
+func inPrelude(line string) bool {
+	m := stackPos.FindStringSubmatch(line)
+	if m == nil || !strings.HasPrefix(strings.TrimSpace(line), "at ") {
+		return false
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n <= len(prelude)
 }
 
 // truncateItems applies Codex's server-side budget of tokens (4 bytes
@@ -203,19 +221,46 @@ func language(src string) protocol.Language {
 }
 
 // prelude defines the globals a Codex cell has and ours lacks (content,
-// as_settled, stream_settled). It runs first in the cell, on the source's
+// as_settled, stream_settled: Codex's, an async generator of results
+// with their index, a Map's keys for a Map), and text() as Codex's: a string as it is,
+// a number, boolean or bigint as String gives it, anything else as
+// JSON.stringify does ("undefined" when that gives nothing, its errors
+// the script's); content() takes MCP content blocks only, and throws
+// Codex's string for anything else; an MCP image block without a
+// mimeType is application/octet-stream, as in Codex's image(), which
+// refuses what Codex's refuses, in its words (a remote URL in ours:
+// RemoteImage); store()
+// keeps what JSON.stringify makes of a value, and refuses what it
+// cannot hold in Codex's words. It runs first in the cell, on the source's
 // first line, so no line number moves; errorText takes its length out of
 // line-1 columns.
 const prelude = `;(()=>{const g=globalThis,def=(n,f)=>Object.defineProperty(g,n,{value:f,writable:true,enumerable:false,configurable:true});` +
-	`const emitBlock=(v)=>{if(typeof v==="string")return text(v);if(v&&typeof v==="object"){` +
-	`if((v.type==="text"||v.type==="input_text")&&typeof v.text==="string")return text(v.text);` +
-	`if(v.type==="image"||v.type==="input_image"||typeof v.image_url==="string")return image(v);}return text(v);};` +
+	`const T=g.text;def("text",function text(v){return T(typeof v==="string"?v:typeof v==="number"||typeof v==="boolean"||typeof v==="bigint"?` +
+	`String(v):JSON.stringify(v)??"undefined");});` +
+	`const isS=(x)=>typeof x==="string",I=g.image,IE="image expects a non-empty image URL string, an object with image_url and optional detail, or a raw MCP image block";` +
+	`const url=(u)=>{if(!isS(u)||u==="")throw IE;if(!/^(data:|https?:)/i.test(u))throw "Tool call failed: invalid image output. Pass a base64 data URI instead";};` +
+	`def("image",function image(v){if(isS(v))url(v);else if(v===null||typeof v!=="object"||Array.isArray(v))throw IE;` +
+	`else if(v.type==="image"){if(!isS(v.data))throw "image expected MCP image data";if(v.mimeType==null)v={...v,mimeType:"application/octet-stream"};}` +
+	`else{url(v.image_url);const d=v.detail;if(d!=null){if(!isS(d))throw "image detail must be a string when provided";` +
+	`if(!["auto","low","high","original"].includes(d.toLowerCase()))throw "image detail must be one of: auto, low, high, original";}}return I(v);});` +
+	`const St=g.store;def("store",function store(k,v){if(typeof k==="symbol")return St(k,v);` +
+	`if(v===undefined)throw "Unable to store "+JSON.stringify(String(k))+". Only plain serializable objects can be stored.";` +
+	`const j=JSON.stringify(v);if(j===undefined)throw "failed to serialize JavaScript value: expected value at line 1 column 1";` +
+	`return St(k,JSON.parse(j));});` +
+	`const bad="content expects one MCP ContentBlock";` +
+	`const emitBlock=(v)=>{if(v===null||typeof v!=="object")throw bad;switch(v.type){` +
+	`case "text":if(!isS(v.text))throw bad;return text(v.text);` +
+	`case "image":if(!isS(v.data)||(v.mimeType!=null&&!isS(v.mimeType)))throw bad;return image({type:"image",data:v.data,mimeType:v.mimeType});` +
+	`case "resource_link":if(!isS(v.uri)||!isS(v.name))throw bad;return text(JSON.stringify(v));` +
+	`case "resource":{const r=v.resource;if(r===null||typeof r!=="object"||!isS(r.uri)||!(isS(r.text)||isS(r.blob)))throw bad;return text(JSON.stringify(v));}` +
+	`case "audio":return text(JSON.stringify(v));}throw bad;};` +
 	`def("content",function content(value){const it=typeof value==="string"?undefined:value?.[Symbol.iterator];` +
 	`if(typeof it!=="function")return emitBlock(value);for(const v of value)emitBlock(v);});` +
 	`def("as_settled",function as_settled(promises){let ready=[],pending=0,wake,closed=false;` +
 	`const settle=(r)=>{pending--;if(closed)return;ready.push(r);if(wake){const w=wake;wake=undefined;w();}};` +
-	`for(const p of Array.from(promises)){pending++;Promise.resolve(p).then((value)=>settle({status:"fulfilled",value}),(reason)=>settle({status:"rejected",reason}));}` +
-	`return{[Symbol.asyncIterator](){return this;},async next(){while(ready.length===0){if(pending===0||closed)return{done:true,value:undefined};` +
-	`await new Promise((r)=>{wake=r;});}return{done:false,value:ready.shift()};},async return(){closed=true;ready=[];return{done:true,value:undefined};}};});` +
+	`const keyed=promises instanceof Map;let position=0;try{for(const entry of promises){const[index,p]=keyed?entry:[position++,entry];pending++;` +
+	`Promise.resolve(p).then((value)=>settle({index,status:"fulfilled",value}),(reason)=>settle({index,status:"rejected",reason}));}}` +
+	`catch(e){closed=true;throw e;}return(async function*(){try{while(pending>0||ready.length>0){if(ready.length===0)await new Promise((r)=>{wake=r;});` +
+	`const batch=ready;ready=[];yield*batch;}}finally{closed=true;ready=[];}})();});` +
 	`def("stream_settled",async function stream_settled(promises,emit){if(typeof emit!=="function")throw new TypeError("stream_settled requires a callback");` +
 	`for await(const r of as_settled(promises))await emit(r);});})();`

@@ -111,13 +111,15 @@ func texts(res map[string]any) []string {
 // runtime does not: content, as_settled and stream_settled.
 func TestCodexOnlyGlobals(t *testing.T) {
 	s := openSession(t, nil, nil)
-	res := result(t, s.execute(2, `content("a"); content(["b", {type: "text", text: "c"}]);
+	res := result(t, s.execute(2, `content({type: "text", text: "a"}); content([{type: "text", text: "b"}, {type: "text", text: "c"}]);
+try { content("d") } catch (e) { text(e) }
 for await (const r of as_settled([new Promise(r => setTimeout(() => r(1), 20)), Promise.reject("x")])) text(JSON.stringify(r));
 await stream_settled([Promise.resolve(2)], r => text("emit " + r.value));
 text(JSON.stringify(as_settled([])));
 try { await stream_settled([], 5) } catch (e) { text(e.name + ": " + e.message) }
 text(typeof content + typeof as_settled + typeof stream_settled + typeof exit + typeof yield_control + typeof notify + typeof store + typeof load)`, 5000))
-	want := []string{"a", "b", "c", `{"status":"rejected","reason":"x"}`, `{"status":"fulfilled","value":1}`, "emit 2", "{}",
+	want := []string{"a", "b", "c", "content expects one MCP ContentBlock", `{"index":1,"status":"rejected","reason":"x"}`,
+		`{"index":0,"status":"fulfilled","value":1}`, "emit 2", "{}",
 		"TypeError: stream_settled requires a callback", "functionfunctionfunctionfunctionfunctionfunctionfunctionfunction"}
 	if got := texts(res); strings.Join(got, "|") != strings.Join(want, "|") || res["error_text"] != nil {
 		t.Errorf("got %q (error_text %v), want %q", got, res["error_text"], want)

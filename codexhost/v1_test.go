@@ -472,6 +472,11 @@ var scenarios = map[string]excuse{
 	"s11a-wait-terminate-max-output-tokens": {},
 	"s11b-truncation-with-images":           {},
 	"s11c-empty-text":                       {},
+	"s11d-text-values":                      {},
+	"s11e-content-blocks":                   {},
+	"s11f-store-values":                     {},
+	"s11g-image-values":                     {},
+	"s11h-as-settled":                       {},
 }
 
 // TestV1MatchesCodexTraces replays every recorded exchange against
@@ -537,6 +542,7 @@ var differential = []string{
 	"s07b-dup-id-completed", "s07g-malformed-json", "s07h-unknown-type", "s07m-zero-length", "s07o-oversize-header",
 	"s09a-output-truncation-server", "s10a-ids-across-sessions",
 	"s11a-wait-terminate-max-output-tokens", "s11b-truncation-with-images", "s11c-empty-text",
+	"s11d-text-values", "s11e-content-blocks", "s11f-store-values", "s11g-image-values", "s11h-as-settled",
 }
 
 // TestV1DifferentialWithCodexHost runs the same scripted exchanges

@@ -231,7 +231,8 @@ func language(src string) protocol.Language {
 // refuses what Codex's refuses, in its words (a remote URL in ours:
 // RemoteImage); store()
 // keeps what JSON.stringify makes of a value, and refuses what it
-// cannot hold in Codex's words. It runs first in the cell, on the source's
+// cannot hold in Codex's words; setTimeout refuses a callback that is
+// not a function as Codex's does, and passes it no arguments. It runs first in the cell, on the source's
 // first line, so no line number moves; errorText takes its length out of
 // line-1 columns.
 const prelude = `;(()=>{const g=globalThis,def=(n,f)=>Object.defineProperty(g,n,{value:f,writable:true,enumerable:false,configurable:true});` +
@@ -247,6 +248,7 @@ const prelude = `;(()=>{const g=globalThis,def=(n,f)=>Object.defineProperty(g,n,
 	`if(v===undefined)throw "Unable to store "+JSON.stringify(String(k))+". Only plain serializable objects can be stored.";` +
 	`const j=JSON.stringify(v);if(j===undefined)throw "failed to serialize JavaScript value: expected value at line 1 column 1";` +
 	`return St(k,JSON.parse(j));});` +
+	`const ST=g.setTimeout;def("setTimeout",function setTimeout(f,d){if(typeof f!=="function")throw "setTimeout expects a function callback";return ST(f,d);});` +
 	`const bad="content expects one MCP ContentBlock";` +
 	`const emitBlock=(v)=>{if(v===null||typeof v!=="object")throw bad;switch(v.type){` +
 	`case "text":if(!isS(v.text))throw bad;return text(v.text);` +

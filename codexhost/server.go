@@ -397,8 +397,9 @@ func answerCall(call *runtime.ToolCall, d *delegateResp) {
 	case !d.OK:
 		call.Answer(nil, &protocol.ToolError{Code: protocol.CodeToolFailed, Tool: call.QualifiedName(), Message: d.Error})
 	case d.Kind != "tool/result":
+		// Codex's host's words for a notification/delivered answer.
 		call.Answer(nil, &protocol.ToolError{Code: protocol.CodeToolFailed, Tool: call.QualifiedName(),
-			Message: "the client answered a tool call with " + d.Kind})
+			Message: "code-mode client returned an invalid tool result"})
 	default:
 		call.Answer(d.Result, nil)
 	}

@@ -477,6 +477,8 @@ var scenarios = map[string]excuse{
 	"s11f-store-values":                     {},
 	"s11g-image-values":                     {},
 	"s11h-as-settled":                       {},
+	"s11i-tool-results":                     {},
+	"s11j-timers":                           {},
 }
 
 // TestV1MatchesCodexTraces replays every recorded exchange against
@@ -543,6 +545,7 @@ var differential = []string{
 	"s09a-output-truncation-server", "s10a-ids-across-sessions",
 	"s11a-wait-terminate-max-output-tokens", "s11b-truncation-with-images", "s11c-empty-text",
 	"s11d-text-values", "s11e-content-blocks", "s11f-store-values", "s11g-image-values", "s11h-as-settled",
+	"s11i-tool-results", "s11j-timers",
 }
 
 // TestV1DifferentialWithCodexHost runs the same scripted exchanges

@@ -168,8 +168,8 @@ func TestCodexExecWaitsOnOurHost(t *testing.T) {
 }
 
 func codexExecWaits(t *testing.T, grpc bool) {
-	model := &replayModel{wait: true, source: "// @exec: {\"yield_time_ms\": 200}\n" +
-		`text("start"); await new Promise(r => setTimeout(r, 600)); text("end")`}
+	model := &replayModel{wait: true, source: "// @exec: {\"yield_time_ms\": 500}\n" +
+		`text("start"); await new Promise(r => setTimeout(r, 1500)); text("end")`}
 	runCodexExec(t, model, grpc)
 	if texts := outputTexts(t, model.outputs[0]); len(texts) != 2 || !strings.HasPrefix(texts[0], "Script running with cell ID 1\n") || texts[1] != "start" {
 		t.Errorf("the exec's output: %q", texts)
@@ -331,7 +331,7 @@ func TestCodexExecSameAsCodexHost(t *testing.T) {
 		{"codex tool", `const r = await tools.exec_command({cmd: "echo nested"}); text(JSON.stringify(r).includes("nested") ? "nested ok" : "missing")`, false},
 		{"Promise.all", `const r = await Promise.all([1, 2, 3].map(i => tools.exec_command({cmd: "echo p" + i})));` +
 			` text(r.map((x, i) => JSON.stringify(x).includes("p" + (i + 1)) ? "ok" : "bad").join())`, false},
-		{"yield and wait", "// @exec: {\"yield_time_ms\": 200}\n" + `text("start"); await new Promise(r => setTimeout(r, 600)); text("end")`, true},
+		{"yield and wait", "// @exec: {\"yield_time_ms\": 500}\n" + `text("start"); await new Promise(r => setTimeout(r, 1500)); text("end")`, true},
 		{"thrown error", `text("before"); throw new Error("boom")`, false},
 	}
 	for _, grpc := range []bool{true, false} {

@@ -277,3 +277,39 @@ func TestStuckCellExitsThree(t *testing.T) {
 		t.Errorf("exit status %d, want 3; stderr: %s", code, s.p.stderr.String())
 	}
 }
+
+// TestToolArgumentsAreChecked names a deliberate difference,
+// NonObjectArgument: a function tool called with a value that is not an
+// object (tools.echo(5)), or a freeform tool with one that is not a
+// string, throws a TypeError naming the tool in the cell at once, where
+// Codex's host sends the value on for Codex's tool to refuse.
+func TestToolArgumentsAreChecked(t *testing.T) {
+	s := openSession(t, nil, nil)
+	tools := []any{
+		map[string]any{"name": "echo", "tool_name": map[string]any{"name": "echo", "namespace": nil}, "description": "d", "kind": "function"},
+		map[string]any{"name": "free", "tool_name": map[string]any{"name": "free", "namespace": nil}, "description": "d", "kind": "freeform"},
+	}
+	s.send(map[string]any{"type": "operation/request", "id": 2, "request": map[string]any{"method": "session/execute", "sessionId": "s",
+		"request": map[string]any{"tool_call_id": "c", "enabled_tools": tools, "yield_time_ms": 5000,
+			"source": `for (const f of [() => tools.echo(5), () => tools.echo("x"), () => tools.free({a: 1})]) ` +
+				`{ try { await f(); text("sent") } catch (e) { text(e.name + ": " + e.message) } }`}}})
+	for {
+		var f map[string]any
+		if err := json.Unmarshal(s.next(), &f); err != nil {
+			t.Fatal(err)
+		}
+		if f["type"] == "delegate/request" {
+			t.Fatalf("a tool call went out: %v", f)
+		}
+		if f["type"] != "execute/initialResponse" {
+			continue
+		}
+		want := []string{"TypeError: tools.echo expects an object argument; got a number (5)",
+			"TypeError: tools.echo expects an object argument; got a string",
+			"TypeError: tools.free is a freeform tool and expects a string; got an object"}
+		if got := texts(result(t, f)); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("got %q, want %q", got, want)
+		}
+		return
+	}
+}

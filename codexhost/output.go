@@ -220,21 +220,25 @@ func language(src string) protocol.Language {
 	return protocol.LangTS
 }
 
-// prelude defines the globals a Codex cell has and ours lacks (content,
-// as_settled, stream_settled: Codex's, an async generator of results
-// with their index, a Map's keys for a Map), and text() as Codex's: a string as it is,
-// a number, boolean or bigint as String gives it, anything else as
-// JSON.stringify does ("undefined" when that gives nothing, its errors
-// the script's); content() takes MCP content blocks only, and throws
-// Codex's string for anything else; an MCP image block without a
-// mimeType is application/octet-stream, as in Codex's image(), which
-// refuses what Codex's refuses, in its words (a remote URL in ours:
-// RemoteImage); store()
-// keeps what JSON.stringify makes of a value, and refuses what it
-// cannot hold in Codex's words; setTimeout refuses a callback that is
-// not a function as Codex's does, and passes it no arguments. It runs first in the cell, on the source's
-// first line, so no line number moves; errorText takes its length out of
-// line-1 columns.
+// prelude makes a cell's globals Codex's where ours differ:
+//
+//   - content, as_settled and stream_settled, which ours lacks (as_settled
+//     as Codex's: an async generator of results with their index, a Map's
+//     keys for a Map); content() takes MCP content blocks only and throws
+//     Codex's string for anything else;
+//   - text(): a string as it is, a number, boolean or bigint as String
+//     gives it, anything else as JSON.stringify does ("undefined" when that
+//     gives nothing; its errors are the script's);
+//   - image() refuses what Codex's refuses, in its words (a remote URL is
+//     refused in ours: RemoteImage), and an MCP image block without a
+//     mimeType is application/octet-stream;
+//   - store() keeps what JSON.stringify makes of a value and refuses what
+//     it cannot hold in Codex's words;
+//   - setTimeout refuses a callback that is not a function as Codex's does,
+//     and passes it no arguments.
+//
+// It runs first in the cell, on the source's first line, so no line number
+// moves; errorText takes its length out of line-1 columns.
 const prelude = `;(()=>{const g=globalThis,def=(n,f)=>Object.defineProperty(g,n,{value:f,writable:true,enumerable:false,configurable:true});` +
 	`const T=g.text;def("text",function text(v){return T(typeof v==="string"?v:typeof v==="number"||typeof v==="boolean"||typeof v==="bigint"?` +
 	`String(v):JSON.stringify(v)??"undefined");});` +

@@ -139,6 +139,10 @@ func TestFaultKill9MidToolCall(t *testing.T) {
 	lost, err := other.Exec(ctx, ExecRequest{Tools: faultToolDefs, Yield: 20 * time.Millisecond, Source: `await tools.block({})`})
 	require.NoError(t, err)
 	require.Equal(t, protocol.StatusYielded, lost.Status)
+	// The yield can come before the call reaches the tool on a loaded
+	// machine; the host dies only once the tool holds it.
+	require.Eventually(t, func() bool { return f.started.Load() == 1 }, 10*time.Second, time.Millisecond,
+		"the blocked tool call started")
 	oldPid := c.Pid()
 
 	_, err = s.Exec(ctx, ExecRequest{Tools: faultToolDefs, Source: `await tools.crash({})`})

@@ -41,8 +41,7 @@ type observer struct {
 	execute   bool
 	c         *cell
 	start     time.Time
-	maxTokens int  // the output budget, when setMax
-	setMax    bool // the request named one (0 is a budget too)
+	maxTokens *uint64 // the request's max_output_tokens; nil: DefaultMaxOutputTokens
 	timer     *time.Timer
 	ch        chan observed // gRPC: where its one answer goes
 }
@@ -69,7 +68,7 @@ func (s *server) execute(sess *session, e executeReq, execID string, o *observer
 		defs = append(defs, protocol.ToolDef{Name: t.Name, Description: t.Description, Kind: protocol.ToolKind(t.Kind),
 			InputSchema: t.InputSchema, OutputSchema: t.OutputSchema})
 	}
-	o.budget(e.MaxOutputTokens)
+	o.maxTokens = e.MaxOutputTokens
 	if msg := moduleError(e.Source); msg != "" {
 		sess.cells[c.id] = c
 		started(c)
@@ -114,20 +113,12 @@ func (c *cell) observe(o *observer, d time.Duration) {
 	c.finishLocked()
 }
 
-// budget sets the observer's output budget from the request's
-// max_output_tokens (nil: DefaultMaxOutputTokens).
-func (o *observer) budget(tokens *uint64) {
-	if tokens != nil {
-		o.maxTokens, o.setMax = int(min(*tokens, 1<<31)), true
-	}
-}
-
-// tokens is the observer's output budget.
+// tokens is the observer's output budget (0 is a budget too).
 func (o *observer) tokens() int {
-	if !o.setMax {
+	if o.maxTokens == nil {
 		return DefaultMaxOutputTokens
 	}
-	return o.maxTokens
+	return int(min(*o.maxTokens, 1<<31))
 }
 
 // end detaches the observer from its cell. Caller holds s.mu.
@@ -179,7 +170,7 @@ func (c *cell) finishLocked() {
 	errText := errorText(c.result.Error)
 	if c.sess.truncation == "server" {
 		if errText != nil {
-			items = append(items, protocol.Item{Type: "text", Text: "Script error:\n" + *errText})
+			items = append(items, scriptError(*errText))
 		}
 		items = truncateItems(items, o.tokens())
 	}

@@ -590,12 +590,7 @@ func upper(s string) string {
 // missingCell is the Wait and Terminate answer for a cell that is not
 // live; in server output mode it carries the "Script error:" item too.
 func missingCell(sess *session, id string) *codexpb.WaitResponse {
-	text := "exec cell " + id + " not found"
-	items := []contentItem{}
-	if sess.truncation == "server" {
-		items = append(items, contentItem{Type: "input_text", Text: "Script error:\n" + text})
-	}
-	out := outcome("Result", resultBody{CellID: id, ContentItems: items, ErrorText: &text})
+	out := outcome("Result", missing(sess, id))
 	out.CodeModeHostDurationNs = 0
 	return &codexpb.WaitResponse{State: &codexpb.WaitResponse_MissingCell{MissingCell: out}}
 }

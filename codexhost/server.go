@@ -269,20 +269,18 @@ func (s *server) request(r *request) {
 	case "session/wait":
 		c := sess.cells[r.Wait.CellID]
 		if c == nil {
-			s.respond(r.ID, ok(waitValue{Type: "wait/completed", Outcome: map[string]any{"MissingCell": missing(sess, r.Wait.CellID)}}))
+			s.respond(r.ID, ok(waitValue{Type: "wait/completed", Outcome: map[string]any{"MissingCell": map[string]any{"Result": missing(sess, r.Wait.CellID)}}}))
 			return
 		}
 		if c.obs != nil {
 			s.respond(r.ID, fail(fmt.Sprintf("exec cell %s already has an active observer", c.id)))
 			return
 		}
-		o := &observer{key: r.ID}
-		o.budget(r.MaxOutputTokens)
-		c.observe(o, sess.yieldFor(&r.Wait.YieldTimeMS))
+		c.observe(&observer{key: r.ID, maxTokens: r.MaxOutputTokens}, sess.yieldFor(&r.Wait.YieldTimeMS))
 	case "session/terminate":
 		c := sess.cells[r.CellID]
 		if c == nil {
-			s.respond(r.ID, ok(waitValue{Type: "wait/completed", Outcome: map[string]any{"MissingCell": missing(sess, r.CellID)}}))
+			s.respond(r.ID, ok(waitValue{Type: "wait/completed", Outcome: map[string]any{"MissingCell": map[string]any{"Result": missing(sess, r.CellID)}}}))
 			return
 		}
 		start := time.Now()
@@ -362,15 +360,22 @@ func (sess *session) yieldFor(ms *uint64) time.Duration {
 	return d
 }
 
-// missing is the MissingCell body for a cell id of sess; in server
-// output mode it carries the "Script error:" item, as a Result does.
-func missing(sess *session, id string) map[string]any {
+// missing is the MissingCell result for a cell id of sess, on either
+// transport; in server output mode it carries the "Script error:" item,
+// as a Result does.
+func missing(sess *session, id string) resultBody {
 	text := "exec cell " + id + " not found"
-	items := []contentItem{}
+	var items []protocol.Item
 	if sess.truncation == "server" {
-		items = append(items, contentItem{Type: "input_text", Text: "Script error:\n" + text})
+		items = append(items, scriptError(text))
 	}
-	return map[string]any{"Result": resultBody{CellID: id, ContentItems: items, ErrorText: &text}}
+	return resultBody{CellID: id, ContentItems: contentItems(items), ErrorText: &text}
+}
+
+// scriptError is the item server output mode adds for a cell's
+// error_text.
+func scriptError(text string) protocol.Item {
+	return protocol.Item{Type: "text", Text: "Script error:\n" + text}
 }
 
 // delegateResponse delivers a delegate/response; unknown ids are
